@@ -1,0 +1,97 @@
+// Helpers shared by the benchmark scripts: start the real server, measure, print.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+
+export const projectRoot = join(import.meta.dir, "..");
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      if (response.status < 500) return;
+    } catch {
+      // not up yet
+    }
+    await Bun.sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+export interface Server {
+  url: string;
+  process: Subprocess;
+  stop(): Promise<void>;
+}
+
+/** The real bookdist server, as `bun run start` runs it, on its own data folder and port. */
+export async function startBookdist(options: {
+  port: number;
+  dataDir: string;
+  env?: Record<string, string>;
+}): Promise<Server> {
+  const child = Bun.spawn(["bun", "src/index.ts"], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      PORT: String(options.port),
+      HOST: "127.0.0.1",
+      DATA_DIR: options.dataDir,
+      LOG_LEVEL: "warn",
+      THROTTLE: "off",
+      JWT_SECRET: "bench-secret-bench-secret-bench-secret!",
+      ...options.env,
+    },
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${options.port}`;
+  await waitForHttp(`${url}/health`);
+  return {
+    url,
+    process: child,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.exited;
+    },
+  };
+}
+
+/** Peak resident memory (VmHWM) of a process, in MiB. */
+export async function peakRssMiB(pid: number): Promise<number> {
+  const status = await Bun.file(`/proc/${pid}/status`).text();
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+export async function currentRssMiB(pid: number): Promise<number> {
+  const status = await Bun.file(`/proc/${pid}/status`).text();
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+export async function json<T = any>(response: Response): Promise<T> {
+  if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** A port nothing listens on right now. */
+export function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}

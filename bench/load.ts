@@ -1,0 +1,561 @@
+// Load benchmark (issue 4, "Performance"): the real server on SQLite with 1,000 books, 100,000 QR
+// codes and 10,000 users, driven by wrk over loopback — authenticated GET /book/my-books and
+// GET /book/{id}, and POST /activation/by-qr-code with fresh codes — next to a floor measured in
+// the same run: a bare Bun.serve that does the same work by hand (HS256 on node:crypto, the
+// session row, the same SQL as prepared bun:sqlite statements, JSON.stringify).
+//
+// Run: bun bench/load.ts        (needs wrk: apt-get install -y wrk; about a minute and a half)
+// Internal: bun bench/load.ts floor DB_PATH PORT SECRET   (the floor server, started by the above)
+import { Database as Sqlite } from "bun:sqlite";
+import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { TokenSigner } from "../src/auth/tokens";
+import { openDatabase } from "../src/db/client";
+import { withTransaction } from "../src/db/transaction";
+import { generateActivationCode } from "../src/lib/activation-code";
+import { insertQrCodes } from "../src/repositories/qr-codes";
+
+const BOOKS = 1_000;
+const QR_CODES = 100_000;
+const USERS = 10_000;
+const BOOKS_PER_USER = 5;
+const SECRET = "load-bench-secret-load-bench-secret-0123";
+const ISSUER = "bookdist";
+const PORTS = { app: 18281, floor: 18282 };
+const DURATION_S = 8;
+const WARMUP_S = 2;
+const CONNECTIONS = 32;
+/** The reads must reach this share of the floor's requests/s. */
+const TARGET_RATIO = 0.6;
+
+// ---------------------------------------------------------------------------------------------
+// Orchestration
+
+async function main(): Promise<void> {
+  if (Bun.which("wrk") === null) throw new Error("wrk is missing: apt-get install -y wrk");
+  const work = mkdtempSync(join(tmpdir(), "bookdist-bench-load-"));
+  const dataDir = join(work, "data");
+  mkdirSync(dataDir);
+  const dbPath = join(dataDir, "bookdist.sqlite");
+  const children: Subprocess[] = [];
+  try {
+    const started = performance.now();
+    const seeded = await seed(dbPath);
+    console.log(
+      `seeded ${BOOKS} books, ${QR_CODES} QR codes, ${USERS} users (${USERS * BOOKS_PER_USER} activations) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+    writeFileSync(join(work, "tokens.txt"), `${seeded.tokens.join("\n")}\n`);
+    // Each server redeems its own half of the codes, so every redemption meets a fresh code.
+    const half = seeded.codes.length / 2;
+    writeFileSync(join(work, "codes-app.txt"), `${seeded.codes.slice(0, half).join("\n")}\n`);
+    writeFileSync(join(work, "codes-floor.txt"), `${seeded.codes.slice(half).join("\n")}\n`);
+    writeFileSync(join(work, "load.lua"), LUA);
+
+    const app = Bun.spawn(["bun", "src/index.ts"], {
+      cwd: join(import.meta.dir, ".."),
+      env: {
+        ...process.env,
+        PORT: String(PORTS.app),
+        HOST: "127.0.0.1",
+        DATA_DIR: dataDir,
+        THROTTLE: "off",
+        LOG_LEVEL: "warn",
+        JWT_SECRET: SECRET,
+        JWT_ISSUER: ISSUER,
+      },
+      stdout: "inherit",
+      stderr: "inherit",
+    });
+    children.push(app);
+    const floor = Bun.spawn(["bun", import.meta.path, "floor", dbPath, String(PORTS.floor), SECRET], {
+      stdout: "inherit",
+      stderr: "inherit",
+    });
+    children.push(floor);
+    const base = { app: `http://127.0.0.1:${PORTS.app}`, floor: `http://127.0.0.1:${PORTS.floor}` };
+    await Promise.all([waitFor(`${base.app}/health`), waitFor(`${base.floor}/health`)]);
+    await sanityCheck(base, seeded.tokens[0]!);
+
+    const scenarios = [
+      { name: "GET /book/my-books", mode: "mybooks", read: true },
+      { name: "GET /book/{id}", mode: "book", read: true },
+      { name: "POST /activation/by-qr-code", mode: "redeem", read: false },
+    ] as const;
+    const rows: string[][] = [];
+    let readsMet = true;
+    const codeOffset = { app: 0, floor: 0 };
+    for (const scenario of scenarios) {
+      const results: Record<"app" | "floor", WrkResult> = {} as never;
+      for (const target of ["app", "floor"] as const) {
+        const codes = join(work, `codes-${target}.txt`);
+        const run = (seconds: number) => {
+          const result = wrk(base[target], seconds, [
+            join(work, "tokens.txt"),
+            scenario.mode,
+            codes,
+            String(codeOffset[target]),
+          ]);
+          // Requests still in flight when wrk stopped took codes too.
+          if (scenario.mode === "redeem") codeOffset[target] += result.requests + CONNECTIONS;
+          return result;
+        };
+        // The reads have warmed both servers up; a redemption run spends its codes on the measurement.
+        if (scenario.read) run(WARMUP_S);
+        results[target] = run(DURATION_S);
+      }
+      const ratio = results.app.rps / results.floor.rps;
+      if (scenario.read && ratio < TARGET_RATIO) readsMet = false;
+      rows.push([
+        scenario.name,
+        results.app.rps.toFixed(0),
+        results.app.p99.toFixed(2),
+        results.floor.rps.toFixed(0),
+        results.floor.p99.toFixed(2),
+        ratio.toFixed(2),
+        `${results.app.failures}/${results.floor.failures}`,
+      ]);
+    }
+    printTable(
+      ["endpoint", "app req/s", "app p99 ms", "floor req/s", "floor p99 ms", "ratio", "non-2xx app/floor"],
+      rows,
+    );
+    console.log(
+      `\nwrk: 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per run after ${WARMUP_S} s of warm-up; tokens rotate over ${USERS} users.`,
+    );
+    console.log(`reads ≥ ${TARGET_RATIO} of the floor: ${readsMet ? "yes" : "NO"}`);
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(children.map((child) => child.exited));
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function waitFor(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** Both servers answer the same thing for the same request, or the comparison means nothing. */
+async function sanityCheck(base: { app: string; floor: string }, token: string): Promise<void> {
+  const headers = { Authorization: `Bearer ${token}` };
+  for (const path of ["/book/my-books", "/book/17"]) {
+    const [app, floor] = await Promise.all(
+      [base.app, base.floor].map(async (origin) => {
+        const response = await fetch(`${origin}${path}`, { headers });
+        if (response.status !== 200)
+          throw new Error(`${origin}${path}: ${response.status} ${await response.text()}`);
+        return response.json();
+      }),
+    );
+    if (JSON.stringify(app) !== JSON.stringify(floor)) {
+      throw new Error(
+        `${path}: the floor answers differently\napp:   ${JSON.stringify(app).slice(0, 300)}\nfloor: ${JSON.stringify(floor).slice(0, 300)}`,
+      );
+    }
+  }
+}
+
+interface WrkResult {
+  rps: number;
+  p99: number;
+  requests: number;
+  failures: number;
+}
+
+function wrk(origin: string, seconds: number, args: string[]): WrkResult {
+  const scriptDir = join(args[0]!, "..");
+  const result = Bun.spawnSync(
+    [
+      "wrk",
+      "-t1",
+      `-c${CONNECTIONS}`,
+      `-d${seconds}s`,
+      "-s",
+      join(scriptDir, "load.lua"),
+      origin,
+      "--",
+      ...args,
+    ],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  const out = result.stdout.toString();
+  const line = out.split("\n").find((l) => l.startsWith("RESULT "));
+  if (result.exitCode !== 0 || !line) throw new Error(`wrk failed: ${out}${result.stderr.toString()}`);
+  const summary = JSON.parse(line.slice("RESULT ".length)) as {
+    requests: number;
+    duration_us: number;
+    p99_us: number;
+    non2xx: number;
+    errors: number;
+  };
+  return {
+    rps: summary.requests / (summary.duration_us / 1e6),
+    p99: summary.p99_us / 1000,
+    requests: summary.requests,
+    failures: summary.non2xx + summary.errors,
+  };
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  console.log(`\n${line(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
+  for (const row of rows) console.log(line(row));
+}
+
+// One thread: a single counter walks the tokens (and, for redemptions, the fresh codes) in order.
+const LUA = `
+local tokens, codes, mode, offset, counter = {}, {}, nil, 0, 0
+function init(args)
+  for line in io.lines(args[1]) do tokens[#tokens + 1] = line end
+  mode = args[2]
+  if mode == "redeem" then
+    for line in io.lines(args[3]) do codes[#codes + 1] = line end
+    offset = tonumber(args[4])
+  end
+end
+function request()
+  counter = counter + 1
+  local headers = { ["Authorization"] = "Bearer " .. tokens[(counter % #tokens) + 1] }
+  if mode == "mybooks" then return wrk.format("GET", "/book/my-books", headers) end
+  if mode == "book" then return wrk.format("GET", "/book/" .. ((counter * 7919) % ${BOOKS} + 1), headers) end
+  headers["Content-Type"] = "application/json"
+  local code = codes[math.min(offset + counter, #codes)]
+  return wrk.format("POST", "/activation/by-qr-code", headers, '{"code":"' .. code .. '"}')
+end
+-- A redemption run ends when its fresh codes do: a code used twice would measure something else.
+function response(status, headers, body)
+  if mode == "redeem" and offset + counter >= #codes then wrk.thread:stop() end
+end
+function done(summary, latency, requests)
+  io.write(string.format('RESULT {"requests":%d,"duration_us":%d,"p99_us":%d,"non2xx":%d,"errors":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(99), summary.errors.status,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end
+`;
+
+// ---------------------------------------------------------------------------------------------
+// Seeding: straight into the database through Drizzle and the repositories. Registering 10,000
+// users through the API would spend minutes in bcrypt; the users' rows and sessions are written
+// directly and their tokens signed with the server's secret.
+
+async function seed(dbPath: string): Promise<{ tokens: string[]; codes: string[] }> {
+  const handle = await openDatabase(`sqlite:${dbPath}`, { migrate: true });
+  const { db } = handle;
+  const t = db.tables;
+  const now = new Date();
+  const chunks = <T>(items: T[], size: number) =>
+    Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+  const codes = Array.from({ length: QR_CODES }, generateActivationCode);
+  const users = Array.from({ length: USERS }, (_, i) => ({
+    uuid: crypto.randomUUID(),
+    sid: crypto.randomUUID(),
+    id: i + 1,
+  }));
+  // Sessions are seen "a few minutes from now", so none is due its once-a-minute last_seen_at
+  // write during the run: the floor does not write either.
+  const lastSeenAt = new Date(now.getTime() + 10 * 60_000);
+  const expiresAt = new Date(now.getTime() + 30 * 86_400_000);
+  const sha256 = "0".repeat(64);
+
+  await withTransaction(db, async (tx) => {
+    await tx.orm.insert(t.blob).values({ sha256, size: 1_048_576, createdAt: now });
+    for (const part of chunks(
+      Array.from({ length: BOOKS }, (_, i) => ({
+        title: `Book ${i + 1}`,
+        author: `Author ${i % 97}`,
+        isbn: null,
+        description: "A book seeded for the load benchmark.",
+        language: "en",
+        createdAt: now,
+        updatedAt: now,
+      })),
+      500,
+    )) {
+      await tx.orm.insert(t.book).values(part);
+    }
+    // Two versions per book; the second has an archive, so every book has a newest version.
+    for (const part of chunks(
+      Array.from({ length: BOOKS * 2 }, (_, i) => ({
+        bookId: Math.floor(i / 2) + 1,
+        versionCode: (i % 2) + 1,
+        versionName: `1.${i % 2}`,
+        releaseNotes: null,
+        ...(i % 2 === 1
+          ? {
+              archiveSha256: sha256,
+              archiveSize: 1_048_576,
+              archiveFilename: "book.zip",
+              archiveUploadedAt: now,
+            }
+          : {}),
+        createdAt: now,
+        updatedAt: now,
+      })),
+      500,
+    )) {
+      await tx.orm.insert(t.bookVersion).values(part);
+    }
+    await insertQrCodes(
+      tx,
+      codes.map((code, i) => ({
+        bookId: (i % BOOKS) + 1,
+        code,
+        enabled: true,
+        maxActivations: 1,
+        label: "load bench",
+        expiresAt: null,
+        batchId: null,
+      })),
+      now,
+    );
+    for (const part of chunks(users, 500)) {
+      await tx.orm.insert(t.storeUser).values(
+        part.map((u) => ({
+          id: u.id,
+          userLogin: `reader${u.id}`,
+          // Nobody logs in during the benchmark: no password hash is needed.
+          userPass: "!",
+          userNicename: `reader${u.id}`,
+          userEmail: `reader${u.id}@example.com`,
+          userUrl: "",
+          userRegistered: now,
+          userActivationKey: "",
+          userStatus: 0,
+          displayName: `Reader ${u.id}`,
+        })),
+      );
+      await tx.orm
+        .insert(t.storeUserLink)
+        .values(part.map((u) => ({ uuid: u.uuid, storeUserId: String(u.id), createdAt: now })));
+      await tx.orm.insert(t.userSession).values(
+        part.map((u) => ({
+          id: u.sid,
+          userUuid: u.uuid,
+          storeUserId: String(u.id),
+          createdAt: now,
+          lastSeenAt,
+          expiresAt,
+          userAgent: "load-bench",
+          clientAddress: "127.0.0.1",
+        })),
+      );
+      await tx.orm.insert(t.activation).values(
+        part.flatMap((u) =>
+          Array.from({ length: BOOKS_PER_USER }, (_, j) => ({
+            bookId: ((u.id * BOOKS_PER_USER + j * 13) % BOOKS) + 1,
+            userUuid: u.uuid,
+            qrCodeId: null,
+            createdAt: new Date(now.getTime() - (BOOKS_PER_USER - j) * 60_000),
+            updatedAt: now,
+          })),
+        ),
+      );
+    }
+  });
+  await handle.close();
+
+  const signer = new TokenSigner(SECRET, ISSUER);
+  const tokens = users.map((u) =>
+    signer.sign({
+      sub: u.uuid,
+      sid: u.sid,
+      roles: ["user"],
+      email: `reader${u.id}@example.com`,
+      iat: Math.floor(now.getTime() / 1000),
+      exp: Math.floor(expiresAt.getTime() / 1000),
+    }),
+  );
+  return { tokens, codes };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The floor: what the endpoints cost with no framework at all — the same checks and the same SQL
+// as prepared bun:sqlite statements, by hand.
+
+function serveFloor(dbPath: string, port: number, secret: string): void {
+  const db = new Sqlite(dbPath, { strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA busy_timeout = 5000");
+  db.exec("PRAGMA foreign_keys = ON");
+  db.exec("PRAGMA synchronous = NORMAL");
+  const key = createSecretKey(Buffer.from(secret, "utf8"));
+  const expectedHeader = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
+
+  const session = db.query("SELECT * FROM user_session WHERE id = ?1 LIMIT 1");
+  const book = db.query("SELECT * FROM book WHERE id = ?1 LIMIT 1");
+  // The app's my-books query: activation + book + newest version in one join, newest first.
+  const heldBooks = db.query(
+    `SELECT a.id AS a_id, a.created_at AS a_created_at, a.book_id AS a_book_id, a.user_uuid AS a_user_uuid,
+            a.qr_code_id AS a_qr_code_id, a.updated_at AS a_updated_at,
+            b.id, b.title, b.author, b.isbn, b.description, b.language, b.cover_sha256, b.cover_size,
+            b.cover_width, b.cover_height, b.cover_updated_at, b.created_at, b.updated_at,
+            v.id AS v_id, v.book_id AS v_book_id, v.version_code AS v_version_code, v.version_name AS v_version_name,
+            v.release_notes AS v_release_notes, v.archive_sha256 AS v_archive_sha256, v.archive_size AS v_archive_size,
+            v.archive_filename AS v_archive_filename, v.archive_uploaded_at AS v_archive_uploaded_at,
+            v.created_at AS v_created_at, v.updated_at AS v_updated_at
+     FROM activation a JOIN book b ON b.id = a.book_id
+     LEFT JOIN book_version v ON v.id = (SELECT newer.id FROM book_version newer WHERE newer.book_id = b.id
+                                         AND newer.archive_sha256 IS NOT NULL ORDER BY newer.version_code DESC LIMIT 1)
+     WHERE a.user_uuid = ?1 ORDER BY a.created_at DESC, a.id DESC`,
+  );
+  const qrByCode = db.query("SELECT * FROM activation_qr_code WHERE code = ?1 LIMIT 1");
+  const heldActivation = db.query("SELECT * FROM activation WHERE user_uuid = ?1 AND book_id = ?2 LIMIT 1");
+  const consume = db.query(
+    `UPDATE activation_qr_code SET activation_count = activation_count + 1, updated_at = ?2
+     WHERE id = ?1 AND enabled = 1 AND activation_count < max_activations RETURNING id`,
+  );
+  const insertActivation = db.query(
+    `INSERT INTO activation (book_id, user_uuid, qr_code_id, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4) RETURNING *`,
+  );
+
+  const problem = (status: number) => new Response(JSON.stringify({ status }), { status });
+
+  function principal(request: Request): { userUuid: string } | null {
+    const header = request.headers.get("authorization");
+    if (!header?.startsWith("Bearer ")) return null;
+    const [head, payload, signature] = header.slice(7).split(".");
+    if (head !== expectedHeader || !payload || !signature) return null;
+    const mac = createHmac("sha256", key).update(`${head}.${payload}`).digest();
+    const given = Buffer.from(signature, "base64url");
+    if (given.length !== mac.length || !timingSafeEqual(given, mac)) return null;
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {
+      sub: string;
+      sid: string;
+      exp: number;
+    };
+    const now = Date.now();
+    if (claims.exp * 1000 <= now) return null;
+    const row = session.get(claims.sid) as { user_uuid: string; expires_at: number } | null;
+    if (!row || row.user_uuid !== claims.sub || row.expires_at <= now) return null;
+    return { userUuid: claims.sub };
+  }
+
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const toBook = (r: any) => ({
+    id: r.id,
+    title: r.title,
+    author: r.author,
+    isbn: r.isbn,
+    description: r.description,
+    language: r.language,
+    cover: r.cover_sha256
+      ? {
+          contentType: "image/png",
+          size: r.cover_size,
+          sha256: r.cover_sha256,
+          width: r.cover_width,
+          height: r.cover_height,
+          updatedAt: iso(r.cover_updated_at),
+        }
+      : null,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  });
+  const toPrefixedVersion = (r: any) => ({
+    id: r.v_id,
+    bookId: r.v_book_id,
+    versionCode: r.v_version_code,
+    versionName: r.v_version_name,
+    releaseNotes: r.v_release_notes,
+    archive: r.v_archive_sha256
+      ? {
+          size: r.v_archive_size,
+          sha256: r.v_archive_sha256,
+          filename: r.v_archive_filename,
+          uploadedAt: iso(r.v_archive_uploaded_at),
+        }
+      : null,
+    createdAt: iso(r.v_created_at),
+    updatedAt: iso(r.v_updated_at),
+  });
+  const toActivation = (r: any) => ({
+    id: r.id,
+    bookId: r.book_id,
+    userUuid: r.user_uuid,
+    qrCodeId: r.qr_code_id,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  });
+  const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { "Content-Type": "application/json", ...headers },
+    });
+
+  Bun.serve({
+    port,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const url = new URL(request.url);
+      if (url.pathname === "/health") return json({ status: "ok" });
+      const caller = principal(request);
+      if (!caller) return problem(401);
+      if (request.method === "GET" && url.pathname === "/book/my-books") {
+        const rows = heldBooks.all(caller.userUuid) as any[];
+        const items = rows.map((r) => ({
+          activationId: r.a_id,
+          activatedAt: iso(r.a_created_at),
+          book: toBook(r),
+          newestVersion: r.v_id === null ? null : toPrefixedVersion(r),
+        }));
+        const total = items.length;
+        return json(items, 200, { "X-Total-Count": String(total) });
+      }
+      const match = /^\/book\/(\d+)$/.exec(url.pathname);
+      if (request.method === "GET" && match) {
+        const row = book.get(Number(match[1]));
+        return row ? json(toBook(row)) : problem(404);
+      }
+      if (request.method === "POST" && url.pathname === "/activation/by-qr-code") {
+        const { code } = (await request.json()) as { code: string };
+        const now = Date.now();
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const qr = qrByCode.get(code) as { id: number; book_id: number; enabled: number } | null;
+          if (!qr) {
+            db.exec("ROLLBACK");
+            return problem(404);
+          }
+          const held = heldActivation.get(caller.userUuid, qr.book_id);
+          if (held) {
+            db.exec("COMMIT");
+            return json(toActivation(held), 200);
+          }
+          if (!consume.get(qr.id, now)) {
+            db.exec("ROLLBACK");
+            return problem(409);
+          }
+          const created = insertActivation.get(qr.book_id, caller.userUuid, qr.id, now);
+          db.exec("COMMIT");
+          return json(toActivation(created), 201);
+        } catch (error) {
+          db.exec("ROLLBACK");
+          throw error;
+        }
+      }
+      return problem(404);
+    },
+  });
+}
+
+// Last, so that every constant above is initialised before either mode runs.
+if (process.argv[2] === "floor") {
+  const [, , , dbPath, port, secret] = process.argv;
+  serveFloor(dbPath!, Number(port), secret!);
+} else {
+  await main();
+}

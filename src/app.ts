@@ -1,0 +1,80 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
+import type { Deps } from "./lib/deps";
+import { handleError } from "./lib/error-handler";
+import { AppError, problemResponse } from "./lib/problems";
+import { requestLogger } from "./lib/request-logger";
+import type { AppBindings } from "./lib/types";
+import { routers } from "./routes";
+import { registerApiDocs } from "./routes/docs";
+import { createServices } from "./services/container";
+
+/** JSON bodies are small; uploads (multipart) are bounded per route while they stream. */
+const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+export function createApp(deps: Deps) {
+  const app = new OpenAPIHono<AppBindings>();
+  const services = createServices(deps);
+
+  app.use(
+    requestId({
+      headerName: "X-Request-Id",
+      // Echo a sane incoming id (the middleware checks /^[\w\-=]{1,255}$/), else make one.
+      generator: () => crypto.randomUUID(),
+    }),
+  );
+  app.use(async (c, next) => {
+    c.set("deps", deps);
+    c.set("services", services);
+    await next();
+  });
+  app.use(secureHeaders({ crossOriginResourcePolicy: "cross-origin", crossOriginOpenerPolicy: false }));
+  app.use(requestLogger());
+  if (deps.config.corsOrigins.length > 0) {
+    app.use(
+      cors({
+        origin: deps.config.corsOrigins,
+        exposeHeaders: ["X-Total-Count", "Link", "X-Request-Id", "ETag", "Content-Disposition"],
+      }),
+    );
+  }
+  app.use(
+    methodNotAllowed({ app, onMethodNotAllowed: (c, methods) => methodNotAllowedResponse(c, methods) }),
+  );
+  app.use(async (c, next) => {
+    if ((c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/")) return next();
+    return jsonBodyLimit(c, next);
+  });
+
+  for (const router of routers) app.route("/", router);
+  registerApiDocs(app);
+
+  app.notFound((c) =>
+    problemResponse(c, new AppError("NOT_FOUND", `No resource at ${new URL(c.req.url).pathname}.`)),
+  );
+  app.onError(handleError);
+  return app;
+}
+
+const jsonBodyLimit = bodyLimit({
+  maxSize: MAX_JSON_BODY_BYTES,
+  onError: () => {
+    throw new AppError("PAYLOAD_TOO_LARGE", `The request body is over ${MAX_JSON_BODY_BYTES} bytes.`);
+  },
+});
+
+function methodNotAllowedResponse(c: Parameters<typeof problemResponse>[0], methods: string[]): Response {
+  const allow = methods.join(", ");
+  return problemResponse(
+    c,
+    new AppError("METHOD_NOT_ALLOWED", `${c.req.method} is not supported here; use ${allow}.`, {
+      headers: { Allow: allow },
+    }),
+  );
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,64 @@
+// Turns the Authorization header into a Principal: Bearer (JWT + live session) or HTTP Basic.
+import type { Context } from "hono";
+import { clientAddressOf } from "../lib/client-address";
+import { AppError } from "../lib/problems";
+import type { AppBindings } from "../lib/types";
+import { principalFromToken } from "../services/sessions";
+import { throttleRules } from "../services/throttle";
+import { type Principal, rolesFor } from "./principal";
+
+const authenticationFailed = () =>
+  new AppError("AUTHENTICATION_FAILED", "The credentials are invalid, expired or ended.");
+
+/** The caller, or null when the request carries no credentials; throws 401 for bad ones. */
+export async function authenticate(c: Context<AppBindings>): Promise<Principal | null> {
+  const header = c.req.header("authorization");
+  if (!header) return null;
+  const space = header.indexOf(" ");
+  const scheme = header.slice(0, space).toLowerCase();
+  const value = header.slice(space + 1).trim();
+  if (space < 0 || value === "") throw authenticationFailed();
+  if (scheme === "bearer") return bearer(c, value);
+  if (scheme === "basic") return basic(c, header, value);
+  throw authenticationFailed();
+}
+
+async function bearer(c: Context<AppBindings>, token: string): Promise<Principal> {
+  const { db, config, clock } = c.get("deps");
+  const principal = await principalFromToken(
+    { db, config, signer: c.get("services").signer },
+    token,
+    clock.now(),
+  );
+  if (!principal) throw authenticationFailed();
+  return principal;
+}
+
+async function basic(c: Context<AppBindings>, header: string, encoded: string): Promise<Principal> {
+  const { store, config, clock } = c.get("deps");
+  const { basicCache, throttle } = c.get("services");
+  const now = clock.now();
+  const cached = basicCache.get(header, now.getTime());
+  if (cached) return cached;
+  const decoded = Buffer.from(encoded, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) throw authenticationFailed();
+  const login = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
+  const subject = `${clientAddressOf(c)}|${login}`;
+  await throttle.assertAllowed(throttleRules.loginFailures, subject, now);
+  const user = await store.authenticate(login, password);
+  if (!user) {
+    await throttle.record(throttleRules.loginFailures, subject, now);
+    throw authenticationFailed();
+  }
+  const principal: Principal = {
+    userUuid: user.uuid,
+    storeUserId: user.storeUserId,
+    email: user.email,
+    roles: rolesFor(user.storeRoles, user.email, config.adminEmails),
+    sessionId: null,
+  };
+  basicCache.set(header, principal, now.getTime());
+  return principal;
+}

@@ -1,0 +1,82 @@
+// HS256 JWTs by hand on node:crypto: hono/jwt's async WebCrypto path cost ~45% of throughput
+// in a probe (DESIGN.md), and this check sits on every authenticated request.
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
+import type { Role } from "./principal";
+
+export interface TokenClaims {
+  iss: string;
+  sub: string;
+  sid: string;
+  roles: Role[];
+  email: string;
+  iat: number;
+  exp: number;
+}
+
+// The only header this service ever signs; anything else (alg none, RS256, …) is refused.
+const HEADER = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
+
+export class TokenSigner {
+  private readonly key: KeyObject;
+
+  constructor(
+    secret: string,
+    private readonly issuer: string,
+  ) {
+    this.key = createSecretKey(Buffer.from(secret, "utf8"));
+  }
+
+  sign(claims: Omit<TokenClaims, "iss">): string {
+    const payload = Buffer.from(JSON.stringify({ iss: this.issuer, ...claims })).toString("base64url");
+    const signingInput = `${HEADER}.${payload}`;
+    return `${signingInput}.${this.mac(signingInput).toString("base64url")}`;
+  }
+
+  /** The claims of a well-formed, correctly signed, unexpired token of this issuer; else null. */
+  verify(token: string, now: Date): TokenClaims | null {
+    const parts = token.split(".");
+    if (parts.length !== 3) return null;
+    const [header, payload, signature] = parts as [string, string, string];
+    if (!isHs256Header(header)) return null;
+    const expected = this.mac(`${header}.${payload}`);
+    const given = Buffer.from(signature, "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    const claims = parseJson(Buffer.from(payload, "base64url").toString("utf8"));
+    if (!isClaims(claims) || claims.iss !== this.issuer) return null;
+    if (claims.exp * 1000 <= now.getTime()) return null;
+    return claims;
+  }
+
+  private mac(input: string): Buffer {
+    return createHmac("sha256", this.key).update(input).digest();
+  }
+}
+
+function isHs256Header(encoded: string): boolean {
+  if (encoded === HEADER) return true;
+  const header = parseJson(Buffer.from(encoded, "base64url").toString("utf8"));
+  return typeof header === "object" && header !== null && (header as { alg?: unknown }).alg === "HS256";
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function isClaims(value: unknown): value is TokenClaims {
+  if (typeof value !== "object" || value === null) return false;
+  const c = value as Record<string, unknown>;
+  return (
+    typeof c.iss === "string" &&
+    typeof c.sub === "string" &&
+    typeof c.sid === "string" &&
+    typeof c.email === "string" &&
+    typeof c.iat === "number" &&
+    typeof c.exp === "number" &&
+    Array.isArray(c.roles) &&
+    c.roles.every((role) => role === "user" || role === "admin")
+  );
+}

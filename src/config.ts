@@ -1,0 +1,203 @@
+// The only reader of process.env: the environment is parsed and validated once, here.
+import { resolve } from "node:path";
+import { Cron } from "croner";
+import { z } from "zod";
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const byteUnits: Record<string, number> = {
+  "": 1,
+  b: 1,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+};
+
+/** "30d", "15m", "90s", "500ms" or a bare number of seconds → milliseconds. */
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const match = /^(\d+)\s*(ms|s|m|h|d)?$/i.exec(text.trim());
+      if (!match || Number(match[1]) <= 0) {
+        ctx.addIssue({ code: "custom", message: `"${text}" is not a duration such as 30d, 12h, 15m or 90s` });
+        return z.NEVER;
+      }
+      return Number(match[1]) * (durationUnits[(match[2] ?? "s").toLowerCase()] ?? 1000);
+    });
+
+/** "10MiB", "2GiB", "512000" → bytes. */
+const byteSize = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const match = /^(\d+)\s*([a-z]*)$/i.exec(text.trim());
+      const unit = byteUnits[(match?.[2] ?? "").toLowerCase()];
+      if (!match || unit === undefined || Number(match[1]) <= 0) {
+        ctx.addIssue({ code: "custom", message: `"${text}" is not a size such as 10MiB, 2GiB or 1048576` });
+        return z.NEVER;
+      }
+      return Number(match[1]) * unit;
+    });
+
+const commaList = z
+  .string()
+  .default("")
+  .transform((text) =>
+    text
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== ""),
+  );
+
+const EnvSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    HOST: z.string().min(1).default("0.0.0.0"),
+    PUBLIC_URL: z
+      .url({ protocol: /^https?$/ })
+      .transform((url) => url.replace(/\/+$/, ""))
+      .optional(),
+    DATA_DIR: z.string().min(1).default("./data"),
+    DATABASE_URL: z
+      .string()
+      .regex(
+        /^(sqlite:|postgres:\/\/|postgresql:\/\/)/,
+        "must start with sqlite:, postgres:// or postgresql://",
+      )
+      .optional(),
+    STORE_DRIVER: z.enum(["embedded", "wordpress"]).default("embedded"),
+    STORE_DATABASE_URL: z
+      .string()
+      .regex(/^mysql:\/\//, "must start with mysql://")
+      .optional(),
+    STORE_TABLE_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_]+$/, "may hold only letters, digits and underscores")
+      .default("wp_"),
+    STORE_UUID_META_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9_]+$/, "may hold only letters, digits and underscores")
+      .default("_bookdist_uuid"),
+    JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    JWT_ISSUER: z.string().min(1).default("bookdist"),
+    SESSION_TTL: duration("30d"),
+    SESSION_IDLE_TIMEOUT: duration("14d"),
+    SESSION_CLEANUP_CRON: z
+      .string()
+      .default("*/15 * * * *")
+      .refine(isCronPattern, "is not a cron pattern such as */15 * * * *"),
+    ADMIN_EMAILS: commaList.transform((emails) => emails.map((email) => email.toLowerCase())),
+    MAX_COVER_BYTES: byteSize("10MiB"),
+    MAX_ARCHIVE_BYTES: byteSize("2GiB"),
+    MAX_APK_BYTES: byteSize("512MiB"),
+    QR_PAYLOAD_TEMPLATE: z.string().includes("{code}", { message: "must contain {code}" }).default("{code}"),
+    CORS_ORIGINS: commaList,
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    THROTTLE: z.enum(["on", "off"]).default("on"),
+  })
+  .superRefine((env, ctx) => {
+    if (env.STORE_DRIVER === "wordpress" && !env.STORE_DATABASE_URL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["STORE_DATABASE_URL"],
+        message: "is required when STORE_DRIVER=wordpress",
+      });
+    }
+  });
+
+function isCronPattern(pattern: string): boolean {
+  try {
+    new Cron(pattern, { paused: true }).stop();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string | undefined;
+  dataDir: string;
+  databaseUrl: string;
+  storeDriver: "embedded" | "wordpress";
+  storeDatabaseUrl: string | undefined;
+  storeTablePrefix: string;
+  storeUuidMetaKey: string;
+  /** Unset means: use the secret generated once and kept in DATA_DIR (see auth/jwt-secret.ts). */
+  jwtSecret: string | undefined;
+  jwtIssuer: string;
+  sessionTtlMs: number;
+  sessionIdleTimeoutMs: number;
+  sessionCleanupCron: string;
+  adminEmails: string[];
+  maxCoverBytes: number;
+  maxArchiveBytes: number;
+  maxApkBytes: number;
+  qrPayloadTemplate: string;
+  corsOrigins: string[];
+  logLevel: LogLevel;
+  throttle: boolean;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
+
+export function parseConfig(env: Record<string, string | undefined>): ConfigResult {
+  // An empty variable means "not set", as in most .env tooling.
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: parsed.error.issues.map(
+        (issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`,
+      ),
+    };
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  return {
+    ok: true,
+    config: {
+      port: e.PORT,
+      host: e.HOST,
+      publicUrl: e.PUBLIC_URL,
+      dataDir,
+      databaseUrl: e.DATABASE_URL ?? `sqlite:${resolve(dataDir, "bookdist.sqlite")}`,
+      storeDriver: e.STORE_DRIVER,
+      storeDatabaseUrl: e.STORE_DATABASE_URL,
+      storeTablePrefix: e.STORE_TABLE_PREFIX,
+      storeUuidMetaKey: e.STORE_UUID_META_KEY,
+      jwtSecret: e.JWT_SECRET,
+      jwtIssuer: e.JWT_ISSUER,
+      sessionTtlMs: e.SESSION_TTL,
+      sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT,
+      sessionCleanupCron: e.SESSION_CLEANUP_CRON,
+      adminEmails: e.ADMIN_EMAILS,
+      maxCoverBytes: e.MAX_COVER_BYTES,
+      maxArchiveBytes: e.MAX_ARCHIVE_BYTES,
+      maxApkBytes: e.MAX_APK_BYTES,
+      qrPayloadTemplate: e.QR_PAYLOAD_TEMPLATE,
+      corsOrigins: e.CORS_ORIGINS,
+      logLevel: e.LOG_LEVEL,
+      throttle: e.THROTTLE === "on",
+    },
+  };
+}
+
+/** Start-up: one readable line per problem on stderr and exit 1, or the config. */
+export function loadConfigOrExit(): Config {
+  const result = parseConfig(process.env);
+  if (result.ok) return result.config;
+  for (const problem of result.problems) console.error(`bookdist: invalid configuration: ${problem}`);
+  process.exit(1);
+}

@@ -1,0 +1,247 @@
+// Postgres schema. Export names, columns and inferred row types must match ./sqlite.ts exactly:
+// ./parity.ts fails the type-check when they drift.
+import { sql } from "drizzle-orm";
+import type { BunSQLQueryResultHKT } from "drizzle-orm/bun-sql";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  type PgDatabase,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+// bigint ids as JS numbers: ids stay below 2^53 (API.md §1 caps path ids there too).
+const id = () => bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity();
+const ref = (name: string) => bigint(name, { mode: "number" });
+const time = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
+const bool = (name: string) => boolean(name);
+const bigNumber = (name: string) => bigint(name, { mode: "number" });
+
+export const blob = pgTable("blob", {
+  sha256: text("sha256").primaryKey(),
+  size: bigNumber("size").notNull(),
+  createdAt: time("created_at").notNull(),
+});
+
+export const book = pgTable("book", {
+  id: id(),
+  title: text("title").notNull(),
+  author: text("author"),
+  isbn: text("isbn"),
+  description: text("description"),
+  language: text("language"),
+  coverSha256: text("cover_sha256").references(() => blob.sha256, { onDelete: "restrict" }),
+  coverSize: bigNumber("cover_size"),
+  coverWidth: integer("cover_width"),
+  coverHeight: integer("cover_height"),
+  coverUpdatedAt: time("cover_updated_at"),
+  createdAt: time("created_at").notNull(),
+  updatedAt: time("updated_at").notNull(),
+});
+
+export const bookVersion = pgTable(
+  "book_version",
+  {
+    id: id(),
+    bookId: ref("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "cascade" }),
+    versionCode: integer("version_code").notNull(),
+    versionName: text("version_name").notNull(),
+    releaseNotes: text("release_notes"),
+    archiveSha256: text("archive_sha256").references(() => blob.sha256, { onDelete: "restrict" }),
+    archiveSize: bigNumber("archive_size"),
+    archiveFilename: text("archive_filename"),
+    archiveUploadedAt: time("archive_uploaded_at"),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("book_version_book_code_uq").on(t.bookId, t.versionCode)],
+);
+
+export const qrCodeBatch = pgTable(
+  "qr_code_batch",
+  {
+    id: id(),
+    bookId: ref("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "cascade" }),
+    label: text("label"),
+    maxActivations: integer("max_activations").notNull(),
+    expiresAt: time("expires_at"),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("qr_code_batch_book_idx").on(t.bookId)],
+);
+
+export const activationQrCode = pgTable(
+  "activation_qr_code",
+  {
+    id: id(),
+    bookId: ref("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "cascade" }),
+    batchId: ref("batch_id").references(() => qrCodeBatch.id, { onDelete: "cascade" }),
+    code: text("code").notNull(),
+    enabled: bool("enabled").notNull(),
+    maxActivations: integer("max_activations").notNull(),
+    activationCount: integer("activation_count").notNull(),
+    label: text("label"),
+    expiresAt: time("expires_at"),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("activation_qr_code_code_uq").on(t.code),
+    index("activation_qr_code_book_idx").on(t.bookId),
+    index("activation_qr_code_batch_idx").on(t.batchId),
+    // The last guard against over-redemption: a racing update that would pass the limit fails.
+    check(
+      "activation_qr_code_count_ck",
+      sql`${t.activationCount} >= 0 AND ${t.activationCount} <= ${t.maxActivations}`,
+    ),
+  ],
+);
+
+export const activation = pgTable(
+  "activation",
+  {
+    id: id(),
+    // restrict: a book that readers hold cannot disappear under them (DELETE /book → 409).
+    bookId: ref("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "restrict" }),
+    userUuid: text("user_uuid").notNull(),
+    qrCodeId: ref("qr_code_id").references(() => activationQrCode.id, { onDelete: "set null" }),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("activation_user_book_uq").on(t.userUuid, t.bookId),
+    index("activation_book_idx").on(t.bookId),
+    index("activation_qr_code_idx").on(t.qrCodeId),
+  ],
+);
+
+export const apk = pgTable(
+  "apk",
+  {
+    id: id(),
+    kind: text("kind", { enum: ["bookapp", "launcher"] }).notNull(),
+    versionCode: integer("version_code").notNull(),
+    versionName: text("version_name").notNull(),
+    releaseNotes: text("release_notes"),
+    active: bool("active").notNull(),
+    packageName: text("package_name"),
+    minSdk: integer("min_sdk"),
+    signerSha256: text("signer_sha256"),
+    fileSha256: text("file_sha256").references(() => blob.sha256, { onDelete: "restrict" }),
+    fileSize: bigNumber("file_size"),
+    fileFilename: text("file_filename"),
+    fileUploadedAt: time("file_uploaded_at"),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("apk_kind_code_uq").on(t.kind, t.versionCode),
+    // At most one active APK per kind, whatever the application does.
+    uniqueIndex("apk_one_active_per_kind_uq").on(t.kind).where(sql`${t.active}`),
+  ],
+);
+
+export const userSession = pgTable(
+  "user_session",
+  {
+    id: text("id").primaryKey(),
+    userUuid: text("user_uuid").notNull(),
+    storeUserId: text("store_user_id").notNull(),
+    createdAt: time("created_at").notNull(),
+    lastSeenAt: time("last_seen_at").notNull(),
+    expiresAt: time("expires_at").notNull(),
+    userAgent: text("user_agent"),
+    clientAddress: text("client_address"),
+  },
+  (t) => [index("user_session_user_idx").on(t.userUuid), index("user_session_expires_idx").on(t.expiresAt)],
+);
+
+export const storeUserLink = pgTable(
+  "store_user_link",
+  {
+    uuid: text("uuid").primaryKey(),
+    storeUserId: text("store_user_id").notNull(),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("store_user_link_store_user_uq").on(t.storeUserId)],
+);
+
+// The embedded store: shaped like WordPress's wp_users / wp_usermeta so that both drivers
+// share one mental model (and the same password hashes).
+export const storeUser = pgTable(
+  "store_user",
+  {
+    id: id(),
+    userLogin: text("user_login").notNull(),
+    userPass: text("user_pass").notNull(),
+    userNicename: text("user_nicename").notNull(),
+    userEmail: text("user_email").notNull(),
+    userUrl: text("user_url").notNull(),
+    userRegistered: time("user_registered").notNull(),
+    userActivationKey: text("user_activation_key").notNull(),
+    userStatus: integer("user_status").notNull(),
+    displayName: text("display_name").notNull(),
+  },
+  (t) => [
+    // Unlike WordPress, the embedded store lets the database enforce uniqueness.
+    uniqueIndex("store_user_email_uq").on(sql`lower(${t.userEmail})`),
+    uniqueIndex("store_user_login_uq").on(sql`lower(${t.userLogin})`),
+  ],
+);
+
+export const storeUsermeta = pgTable(
+  "store_usermeta",
+  {
+    umetaId: bigint("umeta_id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    userId: ref("user_id")
+      .notNull()
+      .references(() => storeUser.id, { onDelete: "cascade" }),
+    metaKey: text("meta_key").notNull(),
+    metaValue: text("meta_value").notNull(),
+  },
+  (t) => [index("store_usermeta_user_key_idx").on(t.userId, t.metaKey)],
+);
+
+export const rateLimit = pgTable("rate_limit", {
+  key: text("key").primaryKey(),
+  count: integer("count").notNull(),
+  windowEndsAt: time("window_ends_at").notNull(),
+});
+
+export const tables = {
+  blob,
+  book,
+  bookVersion,
+  qrCodeBatch,
+  activationQrCode,
+  activation,
+  apk,
+  userSession,
+  storeUserLink,
+  storeUser,
+  storeUsermeta,
+  rateLimit,
+};
+
+export type Tables = typeof tables;
+export type Orm = PgDatabase<BunSQLQueryResultHKT, Tables>;
+export type Dialect = "sqlite" | "postgres";
+/** What repositories receive: the query builder (or a transaction) and the tables of its dialect. */
+export interface Database {
+  orm: Orm;
+  tables: Tables;
+  dialect: Dialect;
+}

@@ -1,0 +1,66 @@
+// Entry: read config, open the database and the store, serve, run jobs; SIGTERM stops it cleanly.
+import { join } from "node:path";
+import { createApp } from "./app";
+import { resolveJwtSecret } from "./auth/jwt-secret";
+import { loadConfigOrExit } from "./config";
+import { openDatabase } from "./db/client";
+import { startJobs } from "./jobs/scheduler";
+import { systemClock } from "./lib/clock";
+import type { Deps } from "./lib/deps";
+import { describeError } from "./lib/error-handler";
+import { createLogger } from "./lib/logger";
+import { BlobStore } from "./storage/blob-store";
+import { openStore } from "./store/open-store";
+
+const config = loadConfigOrExit();
+const logger = createLogger(config.logLevel);
+
+try {
+  const database = await openDatabase(config.databaseUrl, { migrate: true });
+  const store = await openStore(config, database.db, systemClock);
+  const blobs = new BlobStore(join(config.dataDir, "blobs"));
+  await blobs.init();
+  const deps: Deps = {
+    config,
+    db: database.db,
+    pingDatabase: () => database.ping(),
+    store,
+    blobs,
+    clock: systemClock,
+    logger,
+    jwtSecret: resolveJwtSecret(config, logger),
+  };
+  const app = createApp(deps);
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    fetch: app.fetch,
+    // Archives go up to MAX_ARCHIVE_BYTES (Bun refuses bodies over 128 MiB by default); the
+    // routes enforce each limit while streaming.
+    maxRequestBodySize:
+      Math.max(config.maxArchiveBytes, config.maxApkBytes, config.maxCoverBytes) + 1024 * 1024,
+    // Slow mobile uploads and downloads must not be cut off (seconds; 255 is Bun's maximum).
+    idleTimeout: 255,
+  });
+  const jobs = startJobs(deps);
+  logger.info("listening", { url: server.url.toString(), database: database.db.dialect, store: store.kind });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("shutting down", { signal });
+    jobs.stop();
+    // Stop accepting; in-flight requests, uploads and downloads finish first.
+    await server.stop(false);
+    await store.close();
+    await database.close();
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+} catch (error) {
+  logger.error("start-up failed", describeError(error));
+  process.exit(1);
+}

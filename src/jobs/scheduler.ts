@@ -1,0 +1,33 @@
+import { Cron } from "croner";
+import type { Deps } from "../lib/deps";
+import { describeError } from "../lib/error-handler";
+import { cleanupBlobs } from "./blob-cleanup";
+import { cleanupSessions } from "./session-cleanup";
+
+export interface Scheduler {
+  stop(): void;
+}
+
+/** Orphaned files are rare and harmless for a while: once an hour is plenty. */
+const BLOB_CLEANUP_CRON = "17 * * * *";
+
+/** Starts the in-process jobs; `protect` keeps a slow run from overlapping the next. */
+export function startJobs(deps: Deps): Scheduler {
+  const schedule = (name: string, pattern: string, run: () => Promise<object>) =>
+    new Cron(pattern, { protect: true, name }, async () => {
+      try {
+        deps.logger.info("job done", { job: name, ...(await run()) });
+      } catch (error) {
+        deps.logger.error("job failed", { job: name, ...describeError(error) });
+      }
+    });
+  const jobs = [
+    schedule("session-cleanup", deps.config.sessionCleanupCron, () => cleanupSessions(deps)),
+    schedule("blob-cleanup", BLOB_CLEANUP_CRON, () => cleanupBlobs(deps)),
+  ];
+  return {
+    stop() {
+      for (const job of jobs) job.stop();
+    },
+  };
+}

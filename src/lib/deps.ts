@@ -1,0 +1,21 @@
+import type { Database } from "#db";
+import type { Config } from "../config";
+import type { BlobStore } from "../storage/blob-store";
+import type { StoreDirectory } from "../store/directory";
+import type { Clock } from "./clock";
+import type { Logger } from "./logger";
+
+/** Everything the app needs from outside, passed explicitly so tests build it in-process. */
+export interface Deps {
+  config: Config;
+  db: Database;
+  /** Round trip to the database for /health. */
+  pingDatabase(): Promise<void>;
+  store: StoreDirectory;
+  /** Uploaded files, content-addressed under DATA_DIR/blobs. */
+  blobs: BlobStore;
+  clock: Clock;
+  logger: Logger;
+  /** The resolved HS256 secret (config.jwtSecret or the one generated into DATA_DIR). */
+  jwtSecret: string;
+}

@@ -1,0 +1,65 @@
+// OpenAPI pieces shared by every file download and upload route.
+import { z } from "@hono/zod-openapi";
+import { errorResponses } from "./openapi";
+
+export const RangeHeaders = z.object({
+  range: z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "range", in: "header" },
+      description: "One byte range: `bytes=a-b`, `bytes=a-` or `bytes=-n`",
+      example: "bytes=0-1023",
+    }),
+  "if-none-match": z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "if-none-match", in: "header" },
+      description: "A previous ETag: 304 when it still matches",
+    }),
+  "if-range": z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "if-range", in: "header" },
+      description: "Honour Range only while this ETag or date still matches",
+    }),
+});
+
+const downloadHeaders = {
+  ETag: { description: "Quoted SHA-256 of the file", schema: { type: "string" as const } },
+  "Content-Length": { description: "Bytes in this response", schema: { type: "integer" as const } },
+  "Accept-Ranges": { description: "`bytes`", schema: { type: "string" as const } },
+  "Last-Modified": { description: "When the file was uploaded", schema: { type: "string" as const } },
+  "Content-Disposition": { description: "RFC 6266 filename", schema: { type: "string" as const } },
+  "Cache-Control": { description: "How long caches may keep it", schema: { type: "string" as const } },
+};
+
+/** 200 (whole file), 206 (a range), 304 (not modified) and the errors of a download. */
+export function downloadResponses(contentType: string, description: string) {
+  const body = { [contentType]: { schema: { type: "string" as const, format: "binary" } } };
+  return {
+    200: { description, headers: downloadHeaders, content: body },
+    206: {
+      description: "The requested range",
+      headers: {
+        ...downloadHeaders,
+        "Content-Range": { description: "`bytes a-b/size`", schema: { type: "string" as const } },
+      },
+      content: body,
+    },
+    304: {
+      description: "Not modified: the If-None-Match ETag still matches",
+      headers: { ETag: downloadHeaders.ETag },
+    },
+    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND", "RANGE_NOT_SATISFIABLE"),
+  };
+}
+
+export const uploadErrors = [
+  "VALIDATION_FAILED",
+  "NOT_FOUND",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+] as const;

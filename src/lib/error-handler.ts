@@ -1,0 +1,99 @@
+// The one mapper from anything thrown to the problem+json of API.md §2.
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { constraintViolation, isUnavailable } from "../db/errors";
+import { AppError, problemResponse } from "./problems";
+import type { AppBindings } from "./types";
+
+export function toAppError(error: unknown): AppError | null {
+  if (error instanceof AppError) return error;
+  if (error instanceof HTTPException) return fromHttpException(error);
+  switch (constraintViolation(error)) {
+    case "unique":
+      return new AppError("CONFLICT", "A record with these values already exists.");
+    case "check":
+      return new AppError("CONFLICT", "The change would break a rule of the record.");
+    case "foreign-key":
+      return new AppError(
+        "VALIDATION_FAILED",
+        "A referenced record does not exist, or others still refer to this one.",
+        {
+          errors: [{ path: "", message: "referenced record does not exist or is still referenced" }],
+        },
+      );
+    case "not-null":
+      return new AppError("VALIDATION_FAILED", "A required value is missing.", {
+        errors: [{ path: "", message: "required" }],
+      });
+    default:
+      break;
+  }
+  if (isUnavailable(error)) {
+    return new AppError(
+      "SERVICE_UNAVAILABLE",
+      "The database is not reachable right now; try again shortly.",
+      {
+        headers: { "Retry-After": "5" },
+      },
+    );
+  }
+  return null;
+}
+
+function fromHttpException(error: HTTPException): AppError {
+  switch (error.status) {
+    case 400:
+      // Hono's JSON validator throws this for a body that does not parse.
+      return new AppError("INVALID_DEFINITION", "The request body is not valid JSON.");
+    case 413:
+      return new AppError("PAYLOAD_TOO_LARGE", "The request body is too large.");
+    case 415:
+      return new AppError("UNSUPPORTED_MEDIA_TYPE", "This endpoint does not take that Content-Type.");
+    case 401:
+      return new AppError("AUTHENTICATION_FAILED", "The credentials are invalid.");
+    default:
+      return new AppError(
+        error.status >= 500 ? "INTERNAL_ERROR" : "VALIDATION_FAILED",
+        "The request could not be processed.",
+        {
+          errors: [{ path: "", message: "invalid request" }],
+        },
+      );
+  }
+}
+
+export function handleError(error: unknown, c: Context<AppBindings>): Response {
+  const requestId = c.get("requestId");
+  const known = toAppError(error);
+  if (known) {
+    if (known.status >= 500) c.get("deps").logger.warn("request failed", { requestId, code: known.code });
+    return problemResponse(c, known);
+  }
+  // Unexpected: the stack goes to the log with the request id; the client gets only the id.
+  c.get("deps").logger.error("unexpected error", { requestId, ...describeError(error) });
+  return problemResponse(
+    c,
+    new AppError(
+      "INTERNAL_ERROR",
+      `An unexpected error occurred; quote request id ${requestId} when reporting it.`,
+    ),
+    requestId,
+  );
+}
+
+/**
+ * What a log line may say of an unexpected error: the innermost cause's kind and message and the
+ * stack frames. A query wrapper's own message is skipped: it carries the SQL and its parameters.
+ */
+export function describeError(error: unknown): { error: string; message: string; frames: string[] } {
+  let root = error;
+  while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+  if (!(root instanceof Error))
+    return { error: typeof root, message: String(root).slice(0, 300), frames: [] };
+  const frames = (error instanceof Error ? (error.stack ?? "") : "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith("at "))
+    .slice(0, 15);
+  return { error: root.name, message: root.message.slice(0, 300), frames };
+}

@@ -1,0 +1,164 @@
+// The one way a file leaves the service (API.md §6): validators, conditional requests and a
+// single byte range, with the body streamed from disk by Bun (sendfile), never read into memory.
+import { AppError } from "./problems";
+
+export interface FileToSend {
+  path: string;
+  sha256: string;
+  size: number;
+  lastModified: Date;
+  contentType: string;
+  filename?: string;
+  disposition?: "attachment" | "inline";
+  cacheControl: string;
+}
+
+const MAX_FILENAME_LENGTH = 200;
+
+/**
+ * A filename that is safe in a header and on the user's disk: no path separators, control or
+ * bidi-formatting characters (which can disguise an extension), or quotes; whitespace collapsed;
+ * at most 200 characters, keeping a short extension when it has to be cut.
+ */
+export function safeFilename(name: string): string {
+  const cleaned = name
+    .normalize("NFC")
+    .replace(/\s+/gu, " ")
+    .replace(/[/\\"\p{Cc}\p{Cf}]/gu, "")
+    .replace(/ {2,}/g, " ")
+    .replace(/^[ .]+|[ .]+$/g, "");
+  const chars = Array.from(cleaned);
+  if (chars.length === 0) return "download";
+  if (chars.length <= MAX_FILENAME_LENGTH) return cleaned;
+  const dot = cleaned.lastIndexOf(".");
+  const extension = dot > 0 && cleaned.length - dot <= 16 ? Array.from(cleaned.slice(dot)) : [];
+  const stem = chars
+    .slice(0, MAX_FILENAME_LENGTH - extension.length)
+    .join("")
+    .trimEnd();
+  return stem + extension.join("");
+}
+
+/** RFC 5987 value-chars: encodeURIComponent still lets through a few characters that are not allowed. */
+function encodeExtValue(value: string): string {
+  return encodeURIComponent(value).replace(
+    /['()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
+/**
+ * RFC 6266: an ASCII `filename` for old clients, and `filename*` with the exact UTF-8 name,
+ * which every current browser prefers.
+ */
+export function contentDisposition(kind: "attachment" | "inline", filename: string): string {
+  const safe = safeFilename(filename);
+  const ascii = safe
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    // Some clients percent-decode the plain parameter, so % goes too.
+    .replace(/[^\x20-\x7e]|%/g, "_");
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeExtValue(safe)}`;
+}
+
+/** HTTP dates have whole seconds, so compare at that precision. */
+function seconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
+function parseHttpDate(value: string): number | null {
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : Math.floor(time / 1000);
+}
+
+/** Weak comparison (RFC 9110 §8.8.3.2), as If-None-Match requires. */
+function noneMatch(header: string, etag: string): boolean {
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+}
+
+/** If-Range needs a strong match, or a date exactly equal to Last-Modified. */
+function rangeStillValid(header: string | null, etag: string, lastModified: Date): boolean {
+  if (header === null) return true;
+  const value = header.trim();
+  if (value.startsWith('"') || value.startsWith("W/")) return value === etag;
+  const date = parseHttpDate(value);
+  return date !== null && date === seconds(lastModified);
+}
+
+type RangeResult = { start: number; end: number } | "unsatisfiable" | null;
+
+/**
+ * One `bytes=` range, as inclusive offsets. Anything this does not understand, including several
+ * ranges, yields null: RFC 9110 lets a server ignore Range and send the whole file.
+ */
+function parseRange(header: string, size: number): RangeResult {
+  const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!match) return null;
+  const [, first = "", last = ""] = match;
+  if (first === "" && last === "") return null;
+  if (first === "") {
+    const suffix = Number(last);
+    if (suffix === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(first);
+  if (last !== "" && Number(last) < start) return null;
+  if (start >= size) return "unsatisfiable";
+  return { start, end: last === "" ? size - 1 : Math.min(Number(last), size - 1) };
+}
+
+/**
+ * Answers a GET or HEAD for a file. A range outside the file throws RANGE_NOT_SATISFIABLE (416)
+ * with `Content-Range: bytes *\/size`, for the error mapper to render.
+ */
+export function fileResponse(request: Request, file: FileToSend): Response {
+  const etag = `"${file.sha256}"`;
+  const headers = new Headers({
+    ETag: etag,
+    "Last-Modified": file.lastModified.toUTCString(),
+    "Cache-Control": file.cacheControl,
+    "X-Content-Type-Options": "nosniff",
+  });
+
+  // RFC 9110 §13.2.2: If-None-Match first; If-Modified-Since only without it.
+  const ifNoneMatch = request.headers.get("if-none-match");
+  const ifModifiedSince = request.headers.get("if-modified-since");
+  const notModified =
+    ifNoneMatch !== null
+      ? noneMatch(ifNoneMatch, etag)
+      : ifModifiedSince !== null && seconds(file.lastModified) <= (parseHttpDate(ifModifiedSince) ?? -1);
+  if (notModified) return new Response(null, { status: 304, headers });
+
+  headers.set("Accept-Ranges", "bytes");
+  headers.set("Content-Type", file.contentType);
+  if (file.filename !== undefined) {
+    headers.set("Content-Disposition", contentDisposition(file.disposition ?? "attachment", file.filename));
+  }
+  // HEAD answers exactly what GET would, without the body (RFC 9110 §9.3.2).
+  const withBody = request.method !== "HEAD";
+
+  const rangeHeader = request.headers.get("range");
+  const range =
+    rangeHeader !== null && rangeStillValid(request.headers.get("if-range"), etag, file.lastModified)
+      ? parseRange(rangeHeader, file.size)
+      : null;
+  if (range === "unsatisfiable") {
+    throw new AppError(
+      "RANGE_NOT_SATISFIABLE",
+      `The requested range is outside the file of ${file.size} bytes.`,
+      {
+        headers: { "Content-Range": `bytes */${file.size}` },
+      },
+    );
+  }
+  if (range) {
+    headers.set("Content-Range", `bytes ${range.start}-${range.end}/${file.size}`);
+    headers.set("Content-Length", String(range.end - range.start + 1));
+    const body = withBody ? Bun.file(file.path).slice(range.start, range.end + 1) : null;
+    return new Response(body, { status: 206, headers });
+  }
+
+  headers.set("Content-Length", String(file.size));
+  return new Response(withBody ? Bun.file(file.path) : null, { status: 200, headers });
+}

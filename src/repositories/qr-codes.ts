@@ -1,0 +1,114 @@
+import { and, count, eq, gt, lt, type SQL, sql } from "drizzle-orm";
+import type { Database } from "#db";
+
+export type QrCodeRow = Database["tables"]["activationQrCode"]["$inferSelect"];
+export type NewQrCode = Pick<
+  QrCodeRow,
+  "bookId" | "code" | "enabled" | "maxActivations" | "label" | "expiresAt" | "batchId"
+>;
+
+/**
+ * Rows per INSERT: a row binds up to 10 parameters, so 500 rows stay well under the parameter
+ * limits of a statement (32,766 in the SQLite Bun bundles, 65,535 in Postgres).
+ */
+const INSERT_CHUNK = 500;
+
+/** Which codes a list or count covers: all, one book's, and optionally only never-used ones. */
+export interface QrCodeFilter {
+  bookId?: number;
+  unused?: boolean;
+}
+
+function whereOf(db: Database, filter: QrCodeFilter): SQL | undefined {
+  const { activationQrCode: q } = db.tables;
+  return and(
+    filter.bookId === undefined ? undefined : eq(q.bookId, filter.bookId),
+    filter.unused ? eq(q.activationCount, 0) : undefined,
+  );
+}
+
+export async function listQrCodes(
+  db: Database,
+  options: QrCodeFilter & { orderBy: SQL[]; limit?: number; offset?: number },
+): Promise<QrCodeRow[]> {
+  const { activationQrCode } = db.tables;
+  const query = db.orm
+    .select()
+    .from(activationQrCode)
+    .where(whereOf(db, options))
+    .orderBy(...options.orderBy)
+    .$dynamic();
+  if (options.limit !== undefined) query.limit(options.limit).offset(options.offset ?? 0);
+  return query;
+}
+
+export async function countQrCodes(db: Database, filter: QrCodeFilter = {}): Promise<number> {
+  const [row] = await db.orm
+    .select({ n: count() })
+    .from(db.tables.activationQrCode)
+    .where(whereOf(db, filter));
+  return Number(row?.n ?? 0);
+}
+
+export async function findQrCode(db: Database, id: number): Promise<QrCodeRow | undefined> {
+  const { activationQrCode } = db.tables;
+  const [row] = await db.orm.select().from(activationQrCode).where(eq(activationQrCode.id, id)).limit(1);
+  return row;
+}
+
+export async function findQrCodeByCode(db: Database, code: string): Promise<QrCodeRow | undefined> {
+  const { activationQrCode } = db.tables;
+  const [row] = await db.orm.select().from(activationQrCode).where(eq(activationQrCode.code, code)).limit(1);
+  return row;
+}
+
+/** Inserts the codes in chunks (call it inside a transaction for all-or-nothing). */
+export async function insertQrCodes(db: Database, codes: NewQrCode[], now: Date): Promise<QrCodeRow[]> {
+  const inserted: QrCodeRow[] = [];
+  for (let start = 0; start < codes.length; start += INSERT_CHUNK) {
+    const values = codes
+      .slice(start, start + INSERT_CHUNK)
+      .map((code) => ({ ...code, activationCount: 0, createdAt: now, updatedAt: now }));
+    inserted.push(...(await db.orm.insert(db.tables.activationQrCode).values(values).returning()));
+  }
+  return inserted;
+}
+
+export async function setQrCodeEnabled(
+  db: Database,
+  id: number,
+  enabled: boolean,
+  now: Date,
+): Promise<QrCodeRow | undefined> {
+  const { activationQrCode } = db.tables;
+  const [row] = await db.orm
+    .update(activationQrCode)
+    .set({ enabled, updatedAt: now })
+    .where(eq(activationQrCode.id, id))
+    .returning();
+  return row;
+}
+
+/**
+ * Takes one activation from the code, if it is enabled and not used up: a single conditional
+ * UPDATE, so the database decides between racing redemptions (the row lock on Postgres, the one
+ * writer on SQLite). False when nothing was taken.
+ */
+export async function consumeActivation(db: Database, id: number, now: Date): Promise<boolean> {
+  const { activationQrCode: q } = db.tables;
+  const rows = await db.orm
+    .update(q)
+    .set({ activationCount: sql`${q.activationCount} + 1`, updatedAt: now })
+    .where(and(eq(q.id, id), eq(q.enabled, true), lt(q.activationCount, q.maxActivations)))
+    .returning({ id: q.id });
+  return rows.length === 1;
+}
+
+/** Gives an activation back to the code (its activation was deleted). */
+export async function releaseActivation(db: Database, id: number, now: Date): Promise<void> {
+  const { activationQrCode: q } = db.tables;
+  await db.orm
+    .update(q)
+    .set({ activationCount: sql`${q.activationCount} - 1`, updatedAt: now })
+    .where(and(eq(q.id, id), gt(q.activationCount, 0)));
+}

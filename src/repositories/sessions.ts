@@ -1,0 +1,93 @@
+import { and, eq, lte, or, sql } from "drizzle-orm";
+import type { Database } from "#db";
+
+export type SessionRow = Database["tables"]["userSession"]["$inferSelect"];
+export type NewSession = Database["tables"]["userSession"]["$inferInsert"];
+
+export async function insertSession(db: Database, session: NewSession): Promise<void> {
+  await db.orm.insert(db.tables.userSession).values(session);
+}
+
+/**
+ * Drizzle's query builders take no name for `.prepare()` on SQLite and one on Postgres; this
+ * calls it with a name either way (the SQLite builder ignores extra arguments).
+ */
+function prepareNamed<Q extends { prepare: (...args: never[]) => unknown }>(query: Q, name: string) {
+  const prepare = query.prepare as unknown as (this: Q, name: string) => ReturnType<Q["prepare"]>;
+  return prepare.call(query, name);
+}
+
+/**
+ * One prepared statement per query builder: a Postgres transaction brings its own builder, and a
+ * statement prepared on another would run outside the transaction.
+ */
+function preparedPer<S>(build: (db: Database) => S): (db: Database) => S {
+  const statements = new WeakMap<object, S>();
+  return (db) => {
+    let statement = statements.get(db.orm);
+    if (statement === undefined) {
+      statement = build(db);
+      statements.set(db.orm, statement);
+    }
+    return statement;
+  };
+}
+
+// Every authenticated request looks its session up: prepared, so the SQL is built only once.
+const findSessionStatement = preparedPer((db) => {
+  const { userSession } = db.tables;
+  const query = db.orm
+    .select()
+    .from(userSession)
+    .where(eq(userSession.id, sql.placeholder("id")))
+    .limit(1);
+  return prepareNamed(query, "find_session");
+});
+
+export async function findSession(db: Database, id: string): Promise<SessionRow | undefined> {
+  const [row] = await findSessionStatement(db).execute({ id });
+  return row;
+}
+
+export async function touchSession(db: Database, id: string, at: Date): Promise<void> {
+  const { userSession } = db.tables;
+  await db.orm.update(userSession).set({ lastSeenAt: at }).where(eq(userSession.id, id));
+}
+
+export async function deleteSession(db: Database, id: string): Promise<number> {
+  const { userSession } = db.tables;
+  const rows = await db.orm
+    .delete(userSession)
+    .where(eq(userSession.id, id))
+    .returning({ id: userSession.id });
+  return rows.length;
+}
+
+export async function deleteSessionsOfUser(db: Database, userUuid: string): Promise<number> {
+  const { userSession } = db.tables;
+  const rows = await db.orm
+    .delete(userSession)
+    .where(eq(userSession.userUuid, userUuid))
+    .returning({ id: userSession.id });
+  return rows.length;
+}
+
+/** Sessions past their absolute lifetime, or idle since `idleBefore`. */
+export async function deleteEndedSessions(db: Database, now: Date, idleBefore: Date): Promise<number> {
+  const { userSession } = db.tables;
+  const rows = await db.orm
+    .delete(userSession)
+    .where(or(lte(userSession.expiresAt, now), lte(userSession.lastSeenAt, idleBefore)))
+    .returning({ id: userSession.id });
+  return rows.length;
+}
+
+export async function countSessionsOfUser(db: Database, userUuid: string): Promise<number> {
+  const { userSession } = db.tables;
+  return (
+    await db.orm
+      .select({ id: userSession.id })
+      .from(userSession)
+      .where(and(eq(userSession.userUuid, userUuid)))
+  ).length;
+}

@@ -1,0 +1,85 @@
+import { z } from "@hono/zod-openapi";
+import type { Links } from "../../lib/hal";
+import { Id, Timestamp } from "../../lib/openapi";
+import type { ActivationRow } from "../../repositories/activations";
+
+/** A path's user: only the canonical lower-case form (API.md §1), so one user has one URL. */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+export const UserUuidParam = z.object({
+  userUUID: z
+    .string()
+    .regex(CANONICAL_UUID, "must be a canonical lower-case UUID")
+    .openapi({
+      param: { name: "userUUID", in: "path" },
+      description: "The user's uuid, canonical lower-case form",
+      example: "3f0d6a1e-2b7c-4c8e-9a51-0d2f6b7e8c91",
+    }),
+});
+
+/** A uuid in a body: any case is accepted and stored lower-case, as users' uuids are. */
+const BodyUuid = z
+  .uuid()
+  .transform((uuid) => uuid.toLowerCase())
+  .openapi({ type: "string", format: "uuid", example: "3f0d6a1e-2b7c-4c8e-9a51-0d2f6b7e8c91" });
+
+export const Activation = z
+  .object({
+    id: z.number().int().openapi({ example: 31 }),
+    bookId: z.number().int().openapi({ example: 7 }),
+    userUuid: z.string().openapi({ example: "3f0d6a1e-2b7c-4c8e-9a51-0d2f6b7e8c91" }),
+    qrCodeId: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ example: 1204, description: "The QR code it was made from; null if made by an admin" }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi("Activation");
+
+export const ActivationInput = z
+  .object({
+    bookId: Id.openapi({ description: "The book; must exist" }),
+    userUuid: BodyUuid.openapi({ description: "The user who gets the book" }),
+  })
+  .openapi("ActivationInput", { description: "(userUuid, bookId) is unique." });
+
+export const RedeemInput = z
+  .object({
+    code: z.string().trim().min(1).max(64).openapi({
+      example: "7KQ4-M2XD-9RTF-0BHA",
+      description: "As printed or scanned: case, dashes and spaces do not matter; O reads as 0, I and L as 1",
+    }),
+    userUuid: BodyUuid.optional().openapi({
+      description: "Admins only: the user who gets the book (default: the caller)",
+    }),
+  })
+  .openapi("RedeemInput");
+
+export function toActivation(row: ActivationRow): z.infer<typeof Activation> {
+  return {
+    id: row.id,
+    bookId: row.bookId,
+    userUuid: row.userUuid,
+    qrCodeId: row.qrCodeId,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function activationLinks(
+  activation: { id: number; bookId: number; userUuid: string; qrCodeId: number | null },
+  base: string,
+): Links {
+  return {
+    self: { href: `${base}/activation/${activation.id}` },
+    book: { href: `${base}/book/${activation.bookId}` },
+    userActivations: { href: `${base}/activation/ofuser/${activation.userUuid}` },
+    ...(activation.qrCodeId === null
+      ? {}
+      : { qrCode: { href: `${base}/activation-qr-code/${activation.qrCodeId}` } }),
+  };
+}
+
+export const activationSortFields = ["id", "bookId", "createdAt"] as const;

@@ -1,0 +1,155 @@
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../../auth/access";
+import { downloadResponses, RangeHeaders, uploadErrors } from "../../lib/download-docs";
+import {
+  countResponse,
+  errorResponses,
+  fileUploadBody,
+  IdParam,
+  jsonBody,
+  jsonContent,
+} from "../../lib/openapi";
+import { listHeaders, listQuery } from "../../lib/sort-and-page";
+import { ActiveApks, Apk, ApkInput, apkSortFields } from "./apks.schemas";
+
+const tags = ["APK"];
+const bodyErrors = [
+  "VALIDATION_FAILED",
+  "INVALID_DEFINITION",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "PAYLOAD_TOO_LARGE",
+] as const;
+
+export const listApks = defineRoute("admin", {
+  method: "get",
+  path: "/apk",
+  operationId: "listApks",
+  summary: "List APKs",
+  description: "HAL rel `apks`.",
+  tags,
+  request: { query: listQuery(apkSortFields) },
+  responses: {
+    200: { ...jsonContent(z.array(Apk), "The APKs"), headers: listHeaders },
+    ...errorResponses("VALIDATION_FAILED"),
+  },
+});
+
+export const countApks = defineRoute("admin", {
+  method: "get",
+  path: "/apk/count",
+  operationId: "countApks",
+  summary: "Count APKs",
+  tags,
+  responses: { ...countResponse },
+});
+
+export const getActiveApks = defineRoute("public", {
+  method: "get",
+  path: "/apk/active",
+  operationId: "getActiveApks",
+  summary: "The active bookapp and launcher",
+  description: "What a device needs to check for an update (versionCode, file size and sha256).",
+  tags,
+  responses: { 200: jsonContent(ActiveApks, "The active APK of each kind, or null") },
+});
+
+export const downloadActiveBookapp = defineRoute("public", {
+  method: "get",
+  path: "/apk/download/activebookapp",
+  operationId: "downloadActiveBookapp",
+  summary: "Download the active bookapp",
+  description:
+    "A fixed path for devices: `bookapp-<versionName>.apk`, with ETag so update checks can be conditional.",
+  tags,
+  request: { headers: RangeHeaders },
+  responses: downloadResponses("application/octet-stream", "The active bookapp APK"),
+});
+
+export const downloadActiveLauncher = defineRoute("public", {
+  method: "get",
+  path: "/apk/download/activelauncher",
+  operationId: "downloadActiveLauncher",
+  summary: "Download the active launcher",
+  description:
+    "A fixed path for devices: `launcher-<versionName>.apk`, with ETag so update checks can be conditional.",
+  tags,
+  request: { headers: RangeHeaders },
+  responses: downloadResponses("application/octet-stream", "The active launcher APK"),
+});
+
+export const getApk = defineRoute("admin", {
+  method: "get",
+  path: "/apk/{id}",
+  operationId: "getApk",
+  summary: "Get an APK record",
+  tags,
+  request: { params: IdParam },
+  responses: { 200: jsonContent(Apk, "The APK"), ...errorResponses("VALIDATION_FAILED", "NOT_FOUND") },
+});
+
+export const downloadApk = defineRoute("admin", {
+  method: "get",
+  path: "/apk/{id}/download",
+  operationId: "downloadApk",
+  summary: "Download an APK's file",
+  tags,
+  request: { params: IdParam, headers: RangeHeaders },
+  responses: downloadResponses("application/octet-stream", "The APK file"),
+});
+
+export const createApk = defineRoute("admin", {
+  method: "post",
+  path: "/apk",
+  operationId: "createApk",
+  summary: "Create an APK record",
+  description: "Upload the file with POST /apk/{id}/upload, then make it active with PUT.",
+  tags,
+  request: { body: jsonBody(ApkInput) },
+  responses: {
+    201: {
+      ...jsonContent(Apk, "The new APK record"),
+      headers: { Location: { description: "URL of the new APK", schema: { type: "string" } } },
+    },
+    ...errorResponses(...bodyErrors, "CONFLICT"),
+  },
+});
+
+export const uploadApk = defineRoute("admin", {
+  method: "post",
+  path: "/apk/{id}/upload",
+  operationId: "uploadApk",
+  summary: "Upload the APK file",
+  description:
+    "Multipart part `file`: a zip holding `AndroidManifest.xml`, at most MAX_APK_BYTES. Replaces an earlier file.",
+  tags,
+  request: { params: IdParam, body: fileUploadBody("The APK") },
+  responses: { 200: jsonContent(Apk, "The APK with its file"), ...errorResponses(...uploadErrors) },
+});
+
+export const updateApk = defineRoute("admin", {
+  method: "put",
+  path: "/apk/{id}",
+  operationId: "updateApk",
+  summary: "Replace an APK's fields; make it active",
+  description:
+    "`active: true` deactivates the active APK of the same kind in the same transaction; 409 without an uploaded file.",
+  tags,
+  request: { params: IdParam, body: jsonBody(ApkInput) },
+  responses: {
+    200: jsonContent(Apk, "The updated APK"),
+    ...errorResponses(...bodyErrors, "NOT_FOUND", "CONFLICT"),
+  },
+});
+
+export const deleteApk = defineRoute("admin", {
+  method: "delete",
+  path: "/apk/{id}",
+  operationId: "deleteApk",
+  summary: "Delete an APK and its file",
+  tags,
+  request: { params: IdParam },
+  responses: {
+    200: jsonContent(Apk, "The deleted APK"),
+    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
+  },
+});

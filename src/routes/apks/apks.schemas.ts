@@ -1,0 +1,98 @@
+import { z } from "@hono/zod-openapi";
+import type { Links } from "../../lib/hal";
+import { optionalText, Timestamp } from "../../lib/openapi";
+import type { ApkRow } from "../../repositories/apks";
+
+export const ApkKind = z.enum(["bookapp", "launcher"]).openapi({ example: "bookapp" });
+
+export const ApkFile = z
+  .object({
+    size: z.number().int().openapi({ example: 7_340_032 }),
+    sha256: z
+      .string()
+      .openapi({ example: "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9" }),
+    filename: z.string().nullable().openapi({ example: "bookapp-release.apk" }),
+    uploadedAt: Timestamp,
+  })
+  .openapi("ApkFile");
+
+export const Apk = z
+  .object({
+    id: z.number().int().openapi({ example: 4 }),
+    kind: ApkKind,
+    versionCode: z.number().int().openapi({ example: 42 }),
+    versionName: z.string().openapi({ example: "2.3.0" }),
+    releaseNotes: z.string().nullable().openapi({ example: "Faster page turns." }),
+    active: z.boolean(),
+    packageName: z
+      .string()
+      .nullable()
+      .openapi({ example: "com.example.bookapp", description: "Read from the uploaded APK; null before" }),
+    minSdk: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ example: 24, description: "Read from the uploaded APK; null before" }),
+    signerSha256: z.string().nullable().openapi({
+      description: "SHA-256 of the signing certificate, read from the uploaded APK; null before",
+    }),
+    file: ApkFile.nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi("Apk");
+
+export const ActiveApks = z
+  .object({ bookapp: Apk.nullable(), launcher: Apk.nullable() })
+  .openapi("ActiveApks", {
+    description: "What a device needs to check for an update: versionCode, size, sha256",
+  });
+
+export const ApkInput = z
+  .object({
+    kind: ApkKind,
+    versionCode: z
+      .number()
+      .int()
+      .min(1)
+      .max(2_147_483_647)
+      .openapi({ example: 42, description: "Unique per kind" }),
+    versionName: z.string().trim().min(1).max(64).openapi({ example: "2.3.0" }),
+    releaseNotes: optionalText(10000).openapi({ type: ["string", "null"], example: "Faster page turns." }),
+    active: z.boolean().optional().openapi({
+      description:
+        "true makes it the active APK of its kind (needs an uploaded file); absent leaves it as it is",
+    }),
+  })
+  .openapi("ApkInput");
+
+export function toApk(row: ApkRow): z.infer<typeof Apk> {
+  return {
+    id: row.id,
+    kind: row.kind,
+    versionCode: row.versionCode,
+    versionName: row.versionName,
+    releaseNotes: row.releaseNotes,
+    active: row.active,
+    packageName: row.packageName,
+    minSdk: row.minSdk,
+    signerSha256: row.signerSha256,
+    file:
+      row.fileSha256 && row.fileUploadedAt
+        ? {
+            size: row.fileSize ?? 0,
+            sha256: row.fileSha256,
+            filename: row.fileFilename,
+            uploadedAt: row.fileUploadedAt.toISOString(),
+          }
+        : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function apkLinks(apk: { id: number }, base: string): Links {
+  return { self: { href: `${base}/apk/${apk.id}` }, download: { href: `${base}/apk/${apk.id}/download` } };
+}
+
+export const apkSortFields = ["id", "kind", "versionCode", "createdAt"] as const;

@@ -1,0 +1,47 @@
+import type { Context } from "hono";
+import { clientAddressOf } from "../../lib/client-address";
+import type { AppBindings, AppRouteHandler } from "../../lib/types";
+import {
+  currentUser,
+  login as loginUser,
+  type RequestMeta,
+  register as registerUser,
+} from "../../services/authentication";
+import type { OpenedSession } from "../../services/sessions";
+import { endSessions } from "../../services/sessions";
+import type * as routes from "./authentication.routes";
+import { toUser } from "./authentication.schemas";
+
+function metaOf(c: Context<AppBindings>): RequestMeta {
+  return { clientAddress: clientAddressOf(c), userAgent: c.req.header("user-agent") ?? null };
+}
+
+function toSession(session: OpenedSession) {
+  return {
+    token: session.token,
+    tokenType: "Bearer" as const,
+    expiresAt: session.expiresAt.toISOString(),
+    user: toUser(session.user, session.roles),
+  };
+}
+
+export const register: AppRouteHandler<typeof routes.register> = async (c) => {
+  const session = await registerUser(c.get("deps"), c.get("services"), c.req.valid("json"), metaOf(c));
+  return c.json(toSession(session), 201);
+};
+
+export const login: AppRouteHandler<typeof routes.login> = async (c) => {
+  const session = await loginUser(c.get("deps"), c.get("services"), c.req.valid("json"), metaOf(c));
+  return c.json(toSession(session), 200);
+};
+
+export const logout: AppRouteHandler<typeof routes.logout> = async (c) => {
+  const { allSessions = false } = c.req.valid("json");
+  const sessionsEnded = await endSessions(c.get("deps").db, c.get("principal"), allSessions);
+  return c.json({ loggedOut: true as const, sessionsEnded }, 200);
+};
+
+export const me: AppRouteHandler<typeof routes.me> = async (c) => {
+  const { user, roles } = await currentUser(c.get("deps"), c.get("principal"));
+  return c.json(toUser(user, roles), 200);
+};

@@ -1,0 +1,77 @@
+import { z } from "@hono/zod-openapi";
+import type { Links } from "../../lib/hal";
+import { Id, optionalText, Timestamp } from "../../lib/openapi";
+import type { BookVersionRow } from "../../repositories/book-versions";
+
+export const Archive = z
+  .object({
+    size: z.number().int().openapi({ example: 18_874_368 }),
+    sha256: z
+      .string()
+      .openapi({ example: "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae" }),
+    filename: z.string().nullable().openapi({ example: "little-prince-1.2.zip" }),
+    uploadedAt: Timestamp,
+  })
+  .openapi("Archive");
+
+export const BookVersion = z
+  .object({
+    id: z.number().int().openapi({ example: 12 }),
+    bookId: z.number().int().openapi({ example: 7 }),
+    versionCode: z.number().int().openapi({ example: 3 }),
+    versionName: z.string().openapi({ example: "1.2" }),
+    releaseNotes: z.string().nullable().openapi({ example: "Fixed typos in chapter 4." }),
+    archive: Archive.nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi("BookVersion");
+
+export const BookVersionInput = z
+  .object({
+    bookId: Id.openapi({ description: "The book; must exist" }),
+    versionCode: z
+      .number()
+      .int()
+      .min(1)
+      .max(2_147_483_647)
+      .openapi({ example: 3, description: "Unique per book" }),
+    versionName: z.string().trim().min(1).max(64).openapi({ example: "1.2" }),
+    releaseNotes: optionalText(10000).openapi({
+      type: ["string", "null"],
+      example: "Fixed typos in chapter 4.",
+    }),
+  })
+  .openapi("BookVersionInput");
+
+export function toBookVersion(row: BookVersionRow): z.infer<typeof BookVersion> {
+  return {
+    id: row.id,
+    bookId: row.bookId,
+    versionCode: row.versionCode,
+    versionName: row.versionName,
+    releaseNotes: row.releaseNotes,
+    archive:
+      row.archiveSha256 && row.archiveUploadedAt
+        ? {
+            size: row.archiveSize ?? 0,
+            sha256: row.archiveSha256,
+            filename: row.archiveFilename,
+            uploadedAt: row.archiveUploadedAt.toISOString(),
+          }
+        : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function bookVersionLinks(version: { id: number; bookId: number }, base: string): Links {
+  return {
+    self: { href: `${base}/bookversion/${version.id}` },
+    book: { href: `${base}/book/${version.bookId}` },
+    download: { href: `${base}/bookversion/${version.id}/download` },
+  };
+}
+
+export const bookVersionSortFields = ["id", "bookId", "versionCode", "createdAt"] as const;
+export const versionsOfBookSortFields = ["id", "versionCode", "createdAt"] as const;

@@ -1,0 +1,121 @@
+import { z } from "@hono/zod-openapi";
+import type { Links } from "../../lib/hal";
+import { canonicalLanguageTag, normalizeIsbn } from "../../lib/isbn";
+import { Timestamp } from "../../lib/openapi";
+import type { BookRow } from "../../repositories/books";
+
+export const Cover = z
+  .object({
+    contentType: z.literal("image/png"),
+    size: z.number().int().openapi({ example: 48213 }),
+    sha256: z
+      .string()
+      .openapi({ example: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" }),
+    width: z.number().int().openapi({ example: 600 }),
+    height: z.number().int().openapi({ example: 900 }),
+    updatedAt: Timestamp,
+  })
+  .openapi("Cover");
+
+export const Book = z
+  .object({
+    id: z.number().int().openapi({ example: 7 }),
+    title: z.string().openapi({ example: "The Little Prince" }),
+    author: z.string().nullable().openapi({ example: "Antoine de Saint-Exupéry" }),
+    isbn: z.string().nullable().openapi({ example: "9780156012195" }),
+    description: z.string().nullable().openapi({ example: "A pilot meets a little prince in the desert." }),
+    language: z.string().nullable().openapi({ example: "en" }),
+    cover: Cover.nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi("Book");
+
+const optionalTrimmed = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((value) => value || null);
+
+export const BookInput = z
+  .object({
+    title: z.string().trim().min(1).max(300).openapi({ example: "The Little Prince" }),
+    author: optionalTrimmed(300).openapi({ example: "Antoine de Saint-Exupéry" }),
+    isbn: z
+      .string()
+      .trim()
+      .max(40)
+      .nullish()
+      .transform((value, ctx) => {
+        if (!value) return null;
+        const isbn = normalizeIsbn(value);
+        if (!isbn) {
+          ctx.addIssue({ code: "custom", message: "is not a valid ISBN-10 or ISBN-13 (check digit)" });
+          return z.NEVER;
+        }
+        return isbn;
+      })
+      .openapi({
+        type: ["string", "null"],
+        example: "978-0-15-601219-5",
+        description: "ISBN-10 or -13; hyphens and spaces allowed, stored without",
+      }),
+    description: optionalTrimmed(10000).openapi({ example: "A pilot meets a little prince in the desert." }),
+    language: z
+      .string()
+      .trim()
+      .max(35)
+      .nullish()
+      .transform((value, ctx) => {
+        if (!value) return null;
+        const tag = canonicalLanguageTag(value);
+        if (!tag) {
+          ctx.addIssue({ code: "custom", message: "is not a BCP 47 language tag" });
+          return z.NEVER;
+        }
+        return tag;
+      })
+      .openapi({ type: ["string", "null"], example: "en-GB", description: "BCP 47 language tag" }),
+  })
+  .openapi("BookInput");
+
+export type BookInputValue = z.infer<typeof BookInput>;
+
+export function toBook(row: BookRow): z.infer<typeof Book> {
+  return {
+    id: row.id,
+    title: row.title,
+    author: row.author,
+    isbn: row.isbn,
+    description: row.description,
+    language: row.language,
+    cover:
+      row.coverSha256 && row.coverUpdatedAt
+        ? {
+            contentType: "image/png",
+            size: row.coverSize ?? 0,
+            sha256: row.coverSha256,
+            width: row.coverWidth ?? 0,
+            height: row.coverHeight ?? 0,
+            updatedAt: row.coverUpdatedAt.toISOString(),
+          }
+        : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function bookLinks(book: { id: number }, base: string): Links {
+  const self = `${base}/book/${book.id}`;
+  return {
+    self: { href: self },
+    cover: { href: `${self}/cover` },
+    bookVersions: { href: `${self}/bookversions` },
+    newestBookVersion: { href: `${self}/newest-book-version` },
+    withVersionAndActivation: { href: `${self}/with-version-and-activation` },
+  };
+}
+
+export const bookSortFields = ["id", "title", "author", "createdAt", "updatedAt"] as const;

@@ -1,0 +1,116 @@
+import { z } from "@hono/zod-openapi";
+import type { Links } from "../../lib/hal";
+import { Id, optionalText, Timestamp } from "../../lib/openapi";
+import type { QrCodeRow } from "../../repositories/qr-codes";
+
+export const BookIdParam = z.object({
+  bookId: Id.openapi({ param: { name: "bookId", in: "path" }, description: "The book's id" }),
+});
+
+export const ActivationQrCode = z
+  .object({
+    id: z.number().int().openapi({ example: 1204 }),
+    bookId: z.number().int().openapi({ example: 7 }),
+    batchId: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ example: null, description: "The print run it was made in" }),
+    code: z.string().openapi({ example: "7KQ4-M2XD-9RTF-0BHA" }),
+    enabled: z.boolean().openapi({ example: true }),
+    maxActivations: z.number().int().openapi({ example: 1 }),
+    activationCount: z
+      .number()
+      .int()
+      .openapi({ example: 0, description: "Activations made from it; equal to maxActivations when used up" }),
+    label: z.string().nullable().openapi({ example: "First print, 2026" }),
+    expiresAt: Timestamp.nullable().openapi({ description: "null: never" }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi("ActivationQrCode");
+
+const MaxActivations = z
+  .number()
+  .int()
+  .min(1)
+  .max(1_000_000)
+  .default(1)
+  .openapi({ example: 1, description: "How many users may redeem it (default 1)" });
+
+export const QrCodeInput = z
+  .object({
+    bookId: Id.openapi({ description: "The book; must exist" }),
+    maxActivations: MaxActivations,
+    label: optionalText(200).openapi({ type: ["string", "null"], example: "Review copy" }),
+    enabled: z.boolean().default(true).openapi({ example: true, description: "Default true" }),
+  })
+  .openapi("QrCodeInput");
+
+export const QrCodeBatchInput = z
+  .object({
+    bookId: Id.openapi({ description: "The book; must exist" }),
+    quantity: z.number().int().min(1).max(10_000).openapi({ example: 500 }),
+    maxActivations: MaxActivations,
+    label: optionalText(200).openapi({ type: ["string", "null"], example: "First print, 2026" }),
+    expiresAt: z.iso
+      .datetime({ offset: true })
+      .nullish()
+      .transform((value) => (value ? new Date(value) : null))
+      .openapi({ type: ["string", "null"], format: "date-time", example: "2027-12-31T23:59:59.000Z" }),
+  })
+  .openapi("QrCodeBatchInput");
+
+export const EnableInput = z
+  .object({ enabled: z.boolean().openapi({ example: false }) })
+  .openapi("EnableInput");
+
+export const NullActivations = z
+  .object({
+    bookId: z.number().int().openapi({ example: 7 }),
+    count: z.number().int().openapi({ example: 2 }),
+    qrCodes: z.array(ActivationQrCode),
+  })
+  .openapi("NullActivations", { description: "The book's codes that no activation has been made from." });
+
+export const QrImageQuery = z.object({
+  size: z.coerce
+    .number()
+    .int()
+    .min(64)
+    .max(2048)
+    .default(512)
+    .openapi({
+      param: { name: "size", in: "query" },
+      description: "Width of the PNG in pixels",
+      example: 512,
+    }),
+});
+
+export function toQrCode(row: QrCodeRow): z.infer<typeof ActivationQrCode> {
+  return {
+    id: row.id,
+    bookId: row.bookId,
+    batchId: row.batchId,
+    code: row.code,
+    enabled: row.enabled,
+    maxActivations: row.maxActivations,
+    activationCount: row.activationCount,
+    label: row.label,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function qrCodeLinks(qrCode: { id: number; bookId: number }, base: string): Links {
+  const self = `${base}/activation-qr-code/${qrCode.id}`;
+  return {
+    self: { href: self },
+    book: { href: `${base}/book/${qrCode.bookId}` },
+    qr: { href: `${self}/qr` },
+    enDisable: { href: `${self}/en-disable` },
+  };
+}
+
+export const qrCodeSortFields = ["id", "bookId", "createdAt", "enabled"] as const;

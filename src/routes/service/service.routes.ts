@@ -1,0 +1,23 @@
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../../auth/access";
+import { jsonContent } from "../../lib/openapi";
+
+export const Health = z
+  .object({
+    status: z.enum(["ok", "unavailable"]).openapi({ example: "ok" }),
+    database: z.enum(["ok", "unavailable"]).openapi({ example: "ok" }),
+    store: z.enum(["ok", "unavailable"]).openapi({ example: "ok" }),
+  })
+  .openapi("Health");
+
+export const health = defineRoute("public", {
+  method: "get",
+  path: "/health",
+  operationId: "getHealth",
+  summary: "Is the service able to serve?",
+  tags: ["Service"],
+  responses: {
+    200: jsonContent(Health, "Everything is reachable"),
+    503: jsonContent(Health, "The database or the store is not reachable"),
+  },
+});

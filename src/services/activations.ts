@@ -1,0 +1,90 @@
+// The rules of activations: the book must exist, (user, book) is unique, only the holder or an
+// admin sees one, and deleting one gives its slot back to the QR code it came from.
+import type { Database } from "#db";
+import { assertOwner } from "../auth/access";
+import type { Principal } from "../auth/principal";
+import { isUniqueViolation } from "../db/errors";
+import { withTransaction } from "../db/transaction";
+import { AppError, notFound, validationFailed } from "../lib/problems";
+import * as activations from "../repositories/activations";
+import { findBook } from "../repositories/books";
+import { releaseActivation } from "../repositories/qr-codes";
+
+export interface ActivationInputValue {
+  bookId: number;
+  userUuid: string;
+}
+
+export async function getActivation(db: Database, id: number): Promise<activations.ActivationRow> {
+  const activation = await activations.findActivation(db, id);
+  if (!activation) throw notFound(`Activation ${id}`);
+  return activation;
+}
+
+/** The activation, if the caller holds it or is an admin (403 otherwise). */
+export async function getActivationFor(
+  db: Database,
+  principal: Principal,
+  id: number,
+): Promise<activations.ActivationRow> {
+  const activation = await getActivation(db, id);
+  assertOwner(principal, activation.userUuid);
+  return activation;
+}
+
+async function assertBookExists(db: Database, bookId: number): Promise<void> {
+  if (!(await findBook(db, bookId))) throw validationFailed("bookId", `book ${bookId} does not exist`);
+}
+
+function duplicate(input: ActivationInputValue) {
+  return (error: unknown): never => {
+    if (isUniqueViolation(error)) {
+      throw new AppError(
+        "CONFLICT",
+        `User ${input.userUuid} already has an activation of book ${input.bookId}.`,
+      );
+    }
+    throw error;
+  };
+}
+
+export async function createActivation(
+  db: Database,
+  input: ActivationInputValue,
+  now: Date,
+): Promise<activations.ActivationRow> {
+  await assertBookExists(db, input.bookId);
+  // The unique (user, book) index decides between racing requests; no read-then-write here.
+  return activations.insertActivation(db, { ...input, qrCodeId: null }, now).catch(duplicate(input));
+}
+
+/**
+ * Replaces book and user. The link to the QR code stays: the activation was still made from it,
+ * and the code's count says how many were.
+ */
+export async function replaceActivation(
+  db: Database,
+  id: number,
+  input: ActivationInputValue,
+  now: Date,
+): Promise<activations.ActivationRow> {
+  await getActivation(db, id);
+  await assertBookExists(db, input.bookId);
+  const updated = await activations.updateActivation(db, id, input, now).catch(duplicate(input));
+  if (!updated) throw notFound(`Activation ${id}`);
+  return updated;
+}
+
+/** Deletes the activation (the entitlement ends) and frees its slot on the code in one transaction. */
+export async function removeActivation(
+  db: Database,
+  id: number,
+  now: Date,
+): Promise<activations.ActivationRow> {
+  return withTransaction(db, async (tx) => {
+    const deleted = await activations.deleteActivation(tx, id);
+    if (!deleted) throw notFound(`Activation ${id}`);
+    if (deleted.qrCodeId !== null) await releaseActivation(tx, deleted.qrCodeId, now);
+    return deleted;
+  });
+}

@@ -1,0 +1,131 @@
+// The rules of activation QR codes: codes are made here (never chosen by clients), a batch is
+// all or nothing, and the printed symbol carries QR_PAYLOAD_TEMPLATE with the code filled in.
+import { createHash } from "node:crypto";
+import { asc } from "drizzle-orm";
+import QRCode from "qrcode";
+import type { Database } from "#db";
+import { isUniqueViolation } from "../db/errors";
+import { withTransaction } from "../db/transaction";
+import { generateActivationCode } from "../lib/activation-code";
+import { notFound, validationFailed } from "../lib/problems";
+import { findBook } from "../repositories/books";
+import * as qrCodes from "../repositories/qr-codes";
+
+export interface QrCodeInputValue {
+  bookId: number;
+  maxActivations: number;
+  label: string | null;
+  enabled: boolean;
+}
+
+export interface QrCodeBatchInputValue {
+  bookId: number;
+  quantity: number;
+  maxActivations: number;
+  label: string | null;
+  expiresAt: Date | null;
+}
+
+/**
+ * 80 random bits make a collision with an existing code astronomically unlikely, but the unique
+ * index would turn one into an error; a fresh draw is the right answer, a few times at most.
+ */
+const ATTEMPTS = 3;
+
+const QR_OPTIONS = { errorCorrectionLevel: "M", margin: 4 } as const;
+
+export async function getQrCode(db: Database, id: number): Promise<qrCodes.QrCodeRow> {
+  const qrCode = await qrCodes.findQrCode(db, id);
+  if (!qrCode) throw notFound(`Activation QR code ${id}`);
+  return qrCode;
+}
+
+async function assertBookExists(db: Database, bookId: number): Promise<void> {
+  if (!(await findBook(db, bookId))) throw validationFailed("bookId", `book ${bookId} does not exist`);
+}
+
+/** A book's codes must be listed for an existing book: 404 rather than an empty list. */
+export async function assertBookFound(db: Database, bookId: number): Promise<void> {
+  if (!(await findBook(db, bookId))) throw notFound(`Book ${bookId}`);
+}
+
+async function withFreshCodes<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !isUniqueViolation(error)) throw error;
+    }
+  }
+}
+
+export async function createQrCode(
+  db: Database,
+  input: QrCodeInputValue,
+  now: Date,
+): Promise<qrCodes.QrCodeRow> {
+  await assertBookExists(db, input.bookId);
+  return withFreshCodes(async () => {
+    const [row] = await qrCodes.insertQrCodes(
+      db,
+      [{ ...input, code: generateActivationCode(), expiresAt: null, batchId: null }],
+      now,
+    );
+    return row!;
+  });
+}
+
+/** Makes `quantity` codes in one transaction: either all of them exist afterwards or none. */
+export async function createQrCodeBatch(
+  db: Database,
+  input: QrCodeBatchInputValue,
+  now: Date,
+): Promise<qrCodes.QrCodeRow[]> {
+  await assertBookExists(db, input.bookId);
+  const { quantity, ...shared } = input;
+  return withFreshCodes(() => {
+    const codes = new Set<string>();
+    while (codes.size < quantity) codes.add(generateActivationCode());
+    const rows = [...codes].map((code) => ({ ...shared, code, enabled: true, batchId: null }));
+    return withTransaction(db, (tx) => qrCodes.insertQrCodes(tx, rows, now));
+  });
+}
+
+export async function setQrCodeEnabled(
+  db: Database,
+  id: number,
+  enabled: boolean,
+  now: Date,
+): Promise<qrCodes.QrCodeRow> {
+  const updated = await qrCodes.setQrCodeEnabled(db, id, enabled, now);
+  if (!updated) throw notFound(`Activation QR code ${id}`);
+  return updated;
+}
+
+/**
+ * The book's codes that no activation has been made from. Deleting an activation gives its slot
+ * back, so this reads the live count: a code whose activations were all deleted is unused again.
+ */
+export async function unusedQrCodesOfBook(db: Database, bookId: number): Promise<qrCodes.QrCodeRow[]> {
+  await assertBookFound(db, bookId);
+  const { activationQrCode: q } = db.tables;
+  return qrCodes.listQrCodes(db, { bookId, unused: true, orderBy: [asc(q.id)] });
+}
+
+/** What the symbol says: the template with the code filled in. */
+export function qrPayload(template: string, code: string): string {
+  return template.replaceAll("{code}", code);
+}
+
+/** A strong validator for the PNG: it depends only on what goes into it. */
+export function qrImageEtag(template: string, code: string, size: number): string {
+  const digest = createHash("sha256")
+    .update(JSON.stringify([qrPayload(template, code), size, QR_OPTIONS]))
+    .digest("hex");
+  return `"${digest}"`;
+}
+
+/** The PNG of the symbol: error correction M, a quiet zone of 4 modules, `size` pixels wide. */
+export function renderQrPng(template: string, code: string, size: number): Promise<Buffer> {
+  return QRCode.toBuffer(qrPayload(template, code), { ...QR_OPTIONS, type: "png", width: size });
+}

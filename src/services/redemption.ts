@@ -1,0 +1,104 @@
+// Redeeming a QR code (API.md "Activation"): one transaction in which the database is the final
+// guard — a conditional UPDATE takes a slot from the code, the unique (user, book) index refuses
+// a second activation — so racing redemptions can never hand out more than maxActivations.
+import type { Database } from "#db";
+import { forbidden } from "../auth/access";
+import { isAdmin, type Principal } from "../auth/principal";
+import { isUniqueViolation } from "../db/errors";
+import { withTransaction } from "../db/transaction";
+import { normalizeActivationCode } from "../lib/activation-code";
+import { AppError, type ErrorCode } from "../lib/problems";
+import { type ActivationRow, findActivationOfUser, insertActivation } from "../repositories/activations";
+import { consumeActivation, findQrCode, findQrCodeByCode } from "../repositories/qr-codes";
+import { type Throttle, type ThrottleRule, throttleRules } from "./throttle";
+
+export interface RedemptionContext {
+  db: Database;
+  throttle: Throttle;
+  now: Date;
+  /** The peer address of the request, for the per-address throttle. */
+  clientAddress: string;
+}
+
+export interface RedeemInputValue {
+  code: string;
+  /** Admins may redeem for someone else; everyone else only for themselves. */
+  userUuid?: string | undefined;
+}
+
+export interface Redemption {
+  activation: ActivationRow;
+  /** False when the user already held the book: the existing activation, the code untouched. */
+  created: boolean;
+}
+
+/** What a guessing client gets wrong: these count against the caller and its address. */
+const failureCodes = new Set<ErrorCode>([
+  "NOT_FOUND",
+  "QR_CODE_DISABLED",
+  "QR_CODE_EXHAUSTED",
+  "QR_CODE_EXPIRED",
+]);
+
+const unknownCode = () => new AppError("NOT_FOUND", "There is no such activation code.");
+
+export async function redeem(
+  ctx: RedemptionContext,
+  principal: Principal,
+  input: RedeemInputValue,
+): Promise<Redemption> {
+  const userUuid = input.userUuid ?? principal.userUuid;
+  if (userUuid !== principal.userUuid && !isAdmin(principal)) {
+    throw forbidden("Only admins may redeem a code for another user.");
+  }
+  const limits: Array<[ThrottleRule, string]> = [
+    [throttleRules.redeemFailuresPerUser, principal.userUuid],
+    [throttleRules.redeemFailuresPerAddress, ctx.clientAddress],
+  ];
+  for (const [rule, subject] of limits) await ctx.throttle.assertAllowed(rule, subject, ctx.now);
+  try {
+    return await attempt(ctx.db, userUuid, input.code, ctx.now);
+  } catch (error) {
+    if (error instanceof AppError && failureCodes.has(error.code)) {
+      for (const [rule, subject] of limits) await ctx.throttle.record(rule, subject, ctx.now);
+    }
+    throw error;
+  }
+}
+
+async function attempt(db: Database, userUuid: string, typed: string, now: Date): Promise<Redemption> {
+  const code = normalizeActivationCode(typed);
+  if (!code) throw unknownCode();
+  let bookId: number | undefined;
+  try {
+    return await withTransaction(db, async (tx) => {
+      const qr = await findQrCodeByCode(tx, code);
+      if (!qr) throw unknownCode();
+      bookId = qr.bookId;
+      // Holding the book already is not a failure, whatever state the code is in; nothing is consumed.
+      const held = await findActivationOfUser(tx, userUuid, qr.bookId);
+      if (held) return { activation: held, created: false };
+      if (!(await consumeActivation(tx, qr.id, now))) {
+        // The UPDATE has decided; these reads only tell why. A redemption of the same book by the
+        // same user may have committed while the UPDATE waited for the row (Postgres).
+        const raced = await findActivationOfUser(tx, userUuid, qr.bookId);
+        if (raced) return { activation: raced, created: false };
+        const current = await findQrCode(tx, qr.id);
+        if (!current) throw unknownCode();
+        if (!current.enabled)
+          throw new AppError("QR_CODE_DISABLED", "This activation code has been disabled.");
+        throw new AppError("QR_CODE_EXHAUSTED", "This activation code has been used up.");
+      }
+      const activation = await insertActivation(tx, { bookId: qr.bookId, userUuid, qrCodeId: qr.id }, now);
+      return { activation, created: true };
+    });
+  } catch (error) {
+    // Postgres: the same user's racing redemption of this book committed first; the unique index
+    // refused ours and the rollback gave the slot back. Answer the activation that won.
+    if (bookId !== undefined && isUniqueViolation(error)) {
+      const held = await findActivationOfUser(db, userUuid, bookId);
+      if (held) return { activation: held, created: false };
+    }
+    throw error;
+  }
+}

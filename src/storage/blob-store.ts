@@ -1,0 +1,196 @@
+// Content-addressed files: <root>/<first 2 hex>/<sha256>. A blob appears under its final name
+// only once it is complete, checked and on disk, so a crash never leaves a half file visible.
+import { randomUUID } from "node:crypto";
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
+import { join } from "node:path";
+import { AppError } from "../lib/problems";
+
+export type ByteSource = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
+
+export interface WriteOptions<T> {
+  maxBytes: number;
+  /** Runs on the complete temp file before it is published; a throw discards the upload. */
+  inspect?: (tempPath: string, size: number) => Promise<T>;
+}
+
+export interface WrittenBlob<T> {
+  sha256: string;
+  size: number;
+  inspected: T;
+}
+
+export interface BlobInfo {
+  sha256: string;
+  size: number;
+  mtimeMs: number;
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+const SHARD = /^[0-9a-f]{2}$/;
+const TEMP_SUFFIX = ".part";
+
+/** Reads a web stream through its reader so that stopping early cancels it (the client's upload). */
+async function* chunksOf(source: ByteSource): AsyncIterable<Uint8Array> {
+  if (!(source instanceof ReadableStream)) {
+    yield* source;
+    return;
+  }
+  const reader = source.getReader();
+  let done = false;
+  try {
+    while (true) {
+      const result = await reader.read();
+      if (result.done) {
+        done = true;
+        return;
+      }
+      yield result.value;
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < chunk.byteLength) {
+    const result = await handle.write(chunk, written, chunk.byteLength - written);
+    written += result.bytesWritten;
+  }
+}
+
+/** Makes a rename durable. Not every platform can open a directory, and the rename already happened. */
+async function syncDirectory(path: string): Promise<void> {
+  try {
+    const handle = await open(path, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // best effort
+  }
+}
+
+export class BlobStore {
+  readonly root: string;
+  /** Inside the root so that the final rename stays on one filesystem and is atomic. */
+  private readonly tempDir: string;
+
+  constructor(root: string) {
+    this.root = root;
+    this.tempDir = join(root, "tmp");
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.tempDir, { recursive: true });
+  }
+
+  pathOf(sha256: string): string {
+    // The hash becomes a path: anything but 64 hex digits could walk out of the root.
+    if (!SHA256.test(sha256)) throw new TypeError(`not a SHA-256 hex digest: ${sha256}`);
+    return join(this.root, sha256.slice(0, 2), sha256);
+  }
+
+  async exists(sha256: string): Promise<boolean> {
+    return Bun.file(this.pathOf(sha256)).exists();
+  }
+
+  /**
+   * Streams the source into a temp file while hashing it, refuses it as soon as it passes
+   * maxBytes, lets `inspect` check the complete file, then publishes it under its hash.
+   * On any failure the temp file is removed and the error is rethrown.
+   */
+  async write<T = undefined>(source: ByteSource, options: WriteOptions<T>): Promise<WrittenBlob<T>> {
+    const tempPath = join(this.tempDir, `${randomUUID()}${TEMP_SUFFIX}`);
+    const handle = await open(tempPath, "wx");
+    let handleOpen = true;
+    try {
+      const hasher = new Bun.CryptoHasher("sha256");
+      let size = 0;
+      // Awaiting each write before pulling the next chunk is the backpressure: memory stays
+      // at a chunk or two whatever the upload's size.
+      for await (const chunk of chunksOf(source)) {
+        size += chunk.byteLength;
+        if (size > options.maxBytes) {
+          throw new AppError(
+            "PAYLOAD_TOO_LARGE",
+            `The file is larger than the limit of ${options.maxBytes} bytes.`,
+          );
+        }
+        hasher.update(chunk);
+        await writeAll(handle, chunk);
+      }
+
+      const inspected = options.inspect ? await options.inspect(tempPath, size) : (undefined as T);
+      await handle.sync();
+      handleOpen = false;
+      await handle.close();
+
+      const sha256 = hasher.digest("hex");
+      const finalPath = this.pathOf(sha256);
+      const shardDir = join(this.root, sha256.slice(0, 2));
+      await mkdir(shardDir, { recursive: true });
+      if (await Bun.file(finalPath).exists()) {
+        // Same hash, same bytes: identical uploads share one blob. Touching it tells a cleanup
+        // job that judges unreferenced blobs by age that this one is in use again.
+        const now = new Date();
+        await utimes(finalPath, now, now);
+        await rm(tempPath, { force: true });
+      } else {
+        await rename(tempPath, finalPath);
+        await syncDirectory(shardDir);
+      }
+      return { sha256, size, inspected };
+    } catch (error) {
+      if (handleOpen) await handle.close().catch(() => {});
+      await rm(tempPath, { force: true }).catch(() => {});
+      throw error;
+    }
+  }
+
+  async remove(sha256: string): Promise<void> {
+    await rm(this.pathOf(sha256), { force: true });
+  }
+
+  /** Removes temp files a crashed process left behind; young ones may belong to a running upload. */
+  async removeStaleTempFiles(olderThanMs: number, now: Date = new Date()): Promise<number> {
+    const cutoff = now.getTime() - olderThanMs;
+    let removed = 0;
+    for (const name of await readdirOrEmpty(this.tempDir)) {
+      if (!name.endsWith(TEMP_SUFFIX)) continue;
+      const path = join(this.tempDir, name);
+      const info = await stat(path).catch(() => null);
+      if (!info?.isFile() || info.mtimeMs >= cutoff) continue;
+      await rm(path, { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  /** Every published blob; temp files and anything else in the tree are skipped. */
+  async *listBlobs(): AsyncIterable<BlobInfo> {
+    const shards = (await readdirOrEmpty(this.root)).filter((name) => SHARD.test(name)).sort();
+    for (const shard of shards) {
+      const names = (await readdirOrEmpty(join(this.root, shard))).sort();
+      for (const name of names) {
+        if (!SHA256.test(name) || !name.startsWith(shard)) continue;
+        // A blob removed between readdir and stat is simply no longer listed.
+        const info = await stat(join(this.root, shard, name)).catch(() => null);
+        if (!info?.isFile()) continue;
+        yield { sha256: name, size: info.size, mtimeMs: info.mtimeMs };
+      }
+    }
+  }
+}
+
+async function readdirOrEmpty(path: string): Promise<string[]> {
+  try {
+    return await readdir(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}

@@ -1,0 +1,38 @@
+// The shop's users, wherever they live: the embedded tables or a WordPress/WooCommerce database.
+
+export interface StoreUser {
+  /** The store's own key (wp_users.ID), as text so any store fits. */
+  storeUserId: string;
+  /** bookdist's stable id for the user (usermeta `_bookdist_uuid`). */
+  uuid: string;
+  login: string;
+  email: string;
+  displayName: string;
+  firstName: string;
+  lastName: string;
+  /** Role names as the store knows them: customer, administrator, shop_manager, … */
+  storeRoles: string[];
+}
+
+export interface NewCustomer {
+  email: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+}
+
+export interface StoreDirectory {
+  readonly kind: "embedded" | "wordpress";
+  /**
+   * The user with this login name or e-mail and password, or null — for an unknown user and a
+   * wrong password alike, after comparable work, so neither answer nor timing tells them apart.
+   * Gives the user a uuid at the first login if the store did not have one yet.
+   */
+  authenticate(loginOrEmail: string, password: string): Promise<StoreUser | null>;
+  /** Creates a customer; throws AppError EMAIL_ALREADY_EXISTS when the e-mail (or login) is taken. */
+  register(customer: NewCustomer): Promise<StoreUser>;
+  findByUuid(uuid: string): Promise<StoreUser | null>;
+  /** Throws when the store cannot be reached (for /health). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

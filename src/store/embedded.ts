@@ -1,0 +1,203 @@
+// STORE_DRIVER=embedded: store users in the service's own database, in tables shaped like
+// WordPress's and hashed the same way, so one command runs everything.
+import { and, eq, inArray, or, sql } from "drizzle-orm";
+import type { Database } from "#db";
+import { hashPassword, verifyAgainstDummy, verifyPassword } from "../auth/passwords";
+import { isUniqueViolation } from "../db/errors";
+import { withTransaction } from "../db/transaction";
+import type { Clock } from "../lib/clock";
+import { AppError } from "../lib/problems";
+import type { NewCustomer, StoreDirectory, StoreUser } from "./directory";
+import { rolesFromCapabilities, serializeCapabilities } from "./php-serialize";
+import {
+  baseLogin,
+  customerMeta,
+  displayNameOf,
+  firstFree,
+  loginMax,
+  nicenameMax,
+  nicenameOf,
+  unescapeHtml,
+} from "./user-names";
+
+// The embedded tables have no prefix of their own; these keys mirror a `wp_` shop.
+const PREFIX = "wp_";
+const CAPABILITIES_KEY = `${PREFIX}capabilities`;
+const UUID_KEY = "_bookdist_uuid";
+
+export class EmbeddedStore implements StoreDirectory {
+  readonly kind = "embedded" as const;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async authenticate(loginOrEmail: string, password: string): Promise<StoreUser | null> {
+    const { storeUser } = this.db.tables;
+    const needle = loginOrEmail.trim().toLowerCase();
+    const [row] = await this.db.orm
+      .select()
+      .from(storeUser)
+      .where(
+        or(eq(sql`lower(${storeUser.userEmail})`, needle), eq(sql`lower(${storeUser.userLogin})`, needle)),
+      )
+      .limit(1);
+    if (!row) return verifyAgainstDummy(password).then(() => null);
+    if (!(await verifyPassword(password, row.userPass))) return null;
+    return this.toStoreUser(row.id);
+  }
+
+  async register(customer: NewCustomer): Promise<StoreUser> {
+    // Hash before the transaction: on SQLite a transaction must do database work only.
+    const passwordHash = await hashPassword(customer.password);
+    const uuid = crypto.randomUUID();
+    const id = await withTransaction(this.db, (tx) =>
+      this.insertCustomer(tx, customer, passwordHash, uuid),
+    ).catch((error) => {
+      // Two registrations of one address raced past the check: the unique index decided.
+      if (isUniqueViolation(error))
+        throw new AppError("EMAIL_ALREADY_EXISTS", "An account with this e-mail already exists.");
+      throw error;
+    });
+    return (await this.toStoreUser(id))!;
+  }
+
+  private async insertCustomer(
+    tx: Database,
+    customer: NewCustomer,
+    passwordHash: string,
+    uuid: string,
+  ): Promise<number> {
+    {
+      const { storeUser, storeUsermeta, storeUserLink } = tx.tables;
+      const email = customer.email.trim();
+      const taken = await tx.orm
+        .select({ id: storeUser.id })
+        .from(storeUser)
+        .where(
+          or(
+            eq(sql`lower(${storeUser.userEmail})`, email.toLowerCase()),
+            eq(sql`lower(${storeUser.userLogin})`, email.toLowerCase()),
+          ),
+        )
+        .limit(1);
+      if (taken.length > 0)
+        throw new AppError("EMAIL_ALREADY_EXISTS", "An account with this e-mail already exists.");
+
+      const base = baseLogin(email, customer.firstName, customer.lastName);
+      const login = firstFree(base, await this.namesLike(tx, "login", base), loginMax);
+      const nicename = firstFree(
+        nicenameOf(login),
+        await this.namesLike(tx, "nicename", nicenameOf(login)),
+        nicenameMax,
+      );
+      const now = this.clock.now();
+      const [inserted] = await tx.orm
+        .insert(storeUser)
+        .values({
+          userLogin: login,
+          userPass: passwordHash,
+          userNicename: nicename,
+          userEmail: email,
+          userUrl: "",
+          userRegistered: now,
+          userActivationKey: "",
+          userStatus: 0,
+          displayName: displayNameOf(login, customer.firstName, customer.lastName),
+        })
+        .returning({ id: storeUser.id });
+      const userId = inserted!.id;
+      const meta = customerMeta({
+        login,
+        firstName: customer.firstName,
+        lastName: customer.lastName,
+        prefix: PREFIX,
+        capabilities: serializeCapabilities(["customer"]),
+        uuidKey: UUID_KEY,
+        uuid,
+      });
+      await tx.orm
+        .insert(storeUsermeta)
+        .values(meta.map(([metaKey, metaValue]) => ({ userId, metaKey, metaValue })));
+      await tx.orm.insert(storeUserLink).values({ uuid, storeUserId: String(userId), createdAt: now });
+      return userId;
+    }
+  }
+
+  async findByUuid(uuid: string): Promise<StoreUser | null> {
+    const { storeUserLink } = this.db.tables;
+    const [link] = await this.db.orm
+      .select()
+      .from(storeUserLink)
+      .where(eq(storeUserLink.uuid, uuid))
+      .limit(1);
+    return link ? this.toStoreUser(Number(link.storeUserId)) : null;
+  }
+
+  async ping(): Promise<void> {
+    await this.db.orm.select({ id: this.db.tables.storeUser.id }).from(this.db.tables.storeUser).limit(1);
+  }
+
+  async close(): Promise<void> {}
+
+  private async namesLike(tx: Database, column: "login" | "nicename", base: string): Promise<Set<string>> {
+    const { storeUser } = tx.tables;
+    const target = column === "login" ? storeUser.userLogin : storeUser.userNicename;
+    const rows = await tx.orm
+      .select({ name: target })
+      .from(storeUser)
+      .where(sql`lower(${target}) LIKE ${`${escapeLike(base.toLowerCase())}%`} ESCAPE '\\'`);
+    return new Set(rows.map((row) => row.name.toLowerCase()));
+  }
+
+  private async toStoreUser(id: number): Promise<StoreUser | null> {
+    const { storeUser, storeUsermeta } = this.db.tables;
+    const [row] = await this.db.orm.select().from(storeUser).where(eq(storeUser.id, id)).limit(1);
+    if (!row) return null;
+    const metaRows = await this.db.orm
+      .select({ key: storeUsermeta.metaKey, value: storeUsermeta.metaValue })
+      .from(storeUsermeta)
+      .where(
+        and(
+          eq(storeUsermeta.userId, id),
+          inArray(storeUsermeta.metaKey, ["first_name", "last_name", CAPABILITIES_KEY, UUID_KEY]),
+        ),
+      );
+    const meta = new Map(metaRows.map((m) => [m.key, m.value]));
+    const uuid = meta.get(UUID_KEY) ?? (await this.giveUuid(id));
+    return {
+      storeUserId: String(row.id),
+      uuid,
+      login: row.userLogin,
+      email: row.userEmail,
+      displayName: row.displayName,
+      firstName: unescapeHtml(meta.get("first_name") ?? ""),
+      lastName: unescapeHtml(meta.get("last_name") ?? ""),
+      storeRoles: rolesFromCapabilities(meta.get(CAPABILITIES_KEY) ?? ""),
+    };
+  }
+
+  /** A user created outside the API (e.g. seeded) gets its uuid on first sight, once. */
+  private async giveUuid(userId: number): Promise<string> {
+    return withTransaction(this.db, async (tx) => {
+      const { storeUsermeta, storeUserLink } = tx.tables;
+      const [existing] = await tx.orm
+        .select({ value: storeUsermeta.metaValue })
+        .from(storeUsermeta)
+        .where(and(eq(storeUsermeta.userId, userId), eq(storeUsermeta.metaKey, UUID_KEY)))
+        .limit(1);
+      if (existing) return existing.value;
+      const uuid = crypto.randomUUID();
+      await tx.orm.insert(storeUsermeta).values({ userId, metaKey: UUID_KEY, metaValue: uuid });
+      await tx.orm
+        .insert(storeUserLink)
+        .values({ uuid, storeUserId: String(userId), createdAt: this.clock.now() });
+      return uuid;
+    });
+  }
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}

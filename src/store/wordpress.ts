@@ -1,0 +1,566 @@
+// STORE_DRIVER=wordpress: the shop's own users, read and written in its WordPress/WooCommerce
+// MySQL/MariaDB database (WORDPRESS.md). WordPress guards nothing with unique indexes, so every
+// check-then-insert here runs under a named lock (GET_LOCK) that all bookdist instances share.
+import { createHash } from "node:crypto";
+import { eq, or } from "drizzle-orm";
+import mysql, {
+  type Pool,
+  type PoolConnection,
+  type ResultSetHeader,
+  type RowDataPacket,
+} from "mysql2/promise";
+import type { Database } from "#db";
+import { hashPassword, verifyAgainstDummy, verifyPassword } from "../auth/passwords";
+import { withTransaction } from "../db/transaction";
+import type { Clock } from "../lib/clock";
+import { AppError } from "../lib/problems";
+import type { NewCustomer, StoreDirectory, StoreUser } from "./directory";
+import { rolesFromCapabilities, serializeCapabilities } from "./php-serialize";
+import {
+  baseLogin,
+  customerMeta,
+  displayNameOf,
+  escapeHtml,
+  firstFree,
+  loginMax,
+  nicenameMax,
+  nicenameOf,
+  unescapeHtml,
+} from "./user-names";
+
+export interface WordPressStoreOptions {
+  /** mysql://user:password@host:port/database */
+  url: string;
+  tablePrefix: string;
+  uuidMetaKey: string;
+  /** The service's own database, which holds store_user_link (uuid → wp_users.ID). */
+  db: Database;
+  clock: Clock;
+}
+
+const CONNECT_TIMEOUT_MS = 5000;
+const QUERY_TIMEOUT_MS = 5000;
+const PING_TIMEOUT_MS = 2000;
+const CLOSE_WAIT_MS = 1000;
+// Waiting for a pooled connection is bounded too: a pool whose connections all hang must not
+// queue requests forever.
+const ACQUIRE_TIMEOUT_MS = CONNECT_TIMEOUT_MS + 1000;
+const UUID_LOCK_SECONDS = 5;
+const REGISTER_LOCK_SECONDS = 10;
+const IDENTIFIER = /^[A-Za-z0-9_]+$/;
+const DISPLAY_NAME_MAX = 250;
+
+// Errors that mean "the store cannot serve us right now", as opposed to a bug or a misconfigured
+// table: connection failures, timeouts, refused logins, server overload or shutdown.
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "PROTOCOL_CONNECTION_LOST",
+  "PROTOCOL_SEQUENCE_TIMEOUT",
+  "ER_ACCESS_DENIED_ERROR",
+  "ER_DBACCESS_DENIED_ERROR",
+  "ER_BAD_DB_ERROR",
+  "ER_CON_COUNT_ERROR",
+  "ER_TOO_MANY_USER_CONNECTIONS",
+  "ER_USER_LIMIT_REACHED",
+  "ER_HOST_IS_BLOCKED",
+  "ER_HOST_NOT_PRIVILEGED",
+  "ER_SERVER_SHUTDOWN",
+  "ER_CONNECTION_KILLED",
+  "ER_QUERY_INTERRUPTED",
+  "ER_LOCK_WAIT_TIMEOUT",
+  "ER_LOCK_DEADLOCK",
+  "ER_OPTION_PREVENTS_STATEMENT",
+  "ER_NET_READ_ERROR",
+  "ER_NET_READ_INTERRUPTED",
+  "ER_NET_ERROR_ON_WRITE",
+  "ER_NET_WRITE_INTERRUPTED",
+]);
+
+function storeUnavailable(): AppError {
+  return new AppError(
+    "SERVICE_UNAVAILABLE",
+    "The user store is not reachable right now; try again shortly.",
+    {
+      headers: { "Retry-After": "5" },
+    },
+  );
+}
+
+function isUnavailable(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, fatal } = error as { code?: unknown; fatal?: unknown };
+  // mysql2 marks errors that killed the connection (network, protocol) as fatal.
+  return fatal === true || UNAVAILABLE_CODES.has(String(code ?? ""));
+}
+
+/** What reaches callers: our own AppErrors, 503 for an unreachable store, anything else untouched. */
+function toStoreError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  return isUnavailable(error) ? storeUnavailable() : error;
+}
+
+type SqlValue = string | number | null;
+
+interface UserRow extends RowDataPacket {
+  ID: number | string;
+  user_login: string;
+  user_pass: string;
+  user_email: string;
+  display_name: string;
+}
+
+interface MetaRow extends RowDataPacket {
+  user_id: number | string;
+  meta_key: string;
+  meta_value: string | null;
+}
+
+/**
+ * One pooled connection. mysql2's query timeout leaves the connection busy with the unanswered
+ * statement (the next one would wait behind it), so a connection that timed out or failed is
+ * destroyed instead of going back to the pool.
+ */
+class Session {
+  private broken = false;
+
+  constructor(private readonly connection: PoolConnection) {}
+
+  async rows<T extends RowDataPacket>(
+    sql: string,
+    values: SqlValue[] = [],
+    timeout = QUERY_TIMEOUT_MS,
+  ): Promise<T[]> {
+    const [rows] = await this.guard(this.connection.execute<T[]>({ sql, values, timeout }));
+    return rows;
+  }
+
+  async run(sql: string, values: SqlValue[] = [], timeout = QUERY_TIMEOUT_MS): Promise<ResultSetHeader> {
+    const [result] = await this.guard(this.connection.execute<ResultSetHeader>({ sql, values, timeout }));
+    return result;
+  }
+
+  /** Statements the binary protocol may not prepare (transaction control). */
+  async plain(sql: string): Promise<void> {
+    await this.guard(this.connection.query({ sql, timeout: QUERY_TIMEOUT_MS }));
+  }
+
+  markBroken(): void {
+    this.broken = true;
+  }
+
+  release(): void {
+    if (this.broken) this.connection.destroy();
+    else this.connection.release();
+  }
+
+  private async guard<T>(pending: Promise<T>): Promise<T> {
+    try {
+      return await pending;
+    } catch (error) {
+      if (isUnavailable(error)) this.broken = true;
+      throw error;
+    }
+  }
+}
+
+export class WordPressStore implements StoreDirectory {
+  readonly kind = "wordpress" as const;
+  private readonly pool: Pool;
+  private readonly users: string;
+  private readonly usermeta: string;
+  private readonly capabilitiesKey: string;
+  private readonly prefix: string;
+  private readonly uuidMetaKey: string;
+  private readonly database: string;
+  private readonly db: Database;
+  private readonly clock: Clock;
+  private closed = false;
+
+  constructor(options: WordPressStoreOptions) {
+    // The prefix is the only text ever put into SQL; config.ts checks it, and so does this.
+    if (!IDENTIFIER.test(options.tablePrefix)) {
+      throw new Error("The store table prefix may hold only letters, digits and underscores");
+    }
+    if (!IDENTIFIER.test(options.uuidMetaKey)) {
+      throw new Error("The store uuid meta key may hold only letters, digits and underscores");
+    }
+    if (!options.url.startsWith("mysql://"))
+      throw new Error("The store database URL must start with mysql://");
+    this.prefix = options.tablePrefix;
+    this.users = `\`${options.tablePrefix}users\``;
+    this.usermeta = `\`${options.tablePrefix}usermeta\``;
+    this.capabilitiesKey = `${options.tablePrefix}capabilities`;
+    this.uuidMetaKey = options.uuidMetaKey;
+    this.database = decodeURIComponent(new URL(options.url).pathname.replace(/^\//, ""));
+    this.db = options.db;
+    this.clock = options.clock;
+    this.pool = mysql.createPool({
+      uri: options.url,
+      connectionLimit: 10,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      waitForConnections: true,
+      queueLimit: 100,
+      enableKeepAlive: true,
+      charset: "utf8mb4_unicode_ci",
+      timezone: "Z",
+      dateStrings: true,
+      // wp_users.ID is BIGINT UNSIGNED: keep large ids exact.
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+    });
+  }
+
+  async authenticate(loginOrEmail: string, password: string): Promise<StoreUser | null> {
+    const needle = loginOrEmail.trim();
+    const row =
+      needle === "" ? undefined : await this.withSession((session) => this.findUserRow(session, needle));
+    if (!row) return verifyAgainstDummy(password).then(() => null);
+    // No connection is held while hashing: bcrypt takes longer than the queries.
+    if (!(await verifyPassword(password, row.user_pass))) return null;
+    const user = await this.withSession((session) => this.completeUser(session, row));
+    await this.recordLink(user.uuid, user.storeUserId);
+    return user;
+  }
+
+  async register(customer: NewCustomer): Promise<StoreUser> {
+    // Hashing first keeps the lock (and the transaction) as short as the SQL itself.
+    const passwordHash = await hashPassword(customer.password);
+    const email = customer.email.trim();
+    const lock = this.lockName("bookdist-register-", email.toLowerCase());
+    const user = await this.withSession((session) =>
+      this.underLock(session, lock, REGISTER_LOCK_SECONDS, () =>
+        this.inTransaction(session, () => this.insertCustomer(session, customer, email, passwordHash)),
+      ),
+    );
+    await this.recordLink(user.uuid, user.storeUserId);
+    return user;
+  }
+
+  async findByUuid(uuid: string): Promise<StoreUser | null> {
+    const { storeUserLink } = this.db.tables;
+    const [link] = await this.db.orm
+      .select({ storeUserId: storeUserLink.storeUserId })
+      .from(storeUserLink)
+      .where(eq(storeUserLink.uuid, uuid))
+      .limit(1);
+    if (link) {
+      const linked = await this.withSession((session) => this.loadUser(session, link.storeUserId));
+      if (linked?.uuid === uuid) return linked;
+    }
+    // No link yet (or a stale one): usermeta is the shop-side record, scan it.
+    const found = await this.withSession(async (session) => {
+      const userId = await this.userIdWithUuid(session, uuid);
+      return userId === null ? null : this.loadUser(session, userId);
+    });
+    if (found?.uuid !== uuid) return null;
+    await this.recordLink(found.uuid, found.storeUserId);
+    return found;
+  }
+
+  async ping(): Promise<void> {
+    await this.withSession(async (session) => {
+      // Touching the users table also proves the prefix and the SELECT grant, not only the network.
+      await session.rows(`SELECT 1 AS ok FROM ${this.users} LIMIT 1`, [], PING_TIMEOUT_MS);
+    }, PING_TIMEOUT_MS);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // end() waits for connections still being attempted (up to the connect timeout) and then
+    // fails them; at shutdown neither the wait nor the failure is worth having.
+    await Promise.race([this.pool.end().catch(() => undefined), Bun.sleep(CLOSE_WAIT_MS)]);
+  }
+
+  /**
+   * Every statement against the shop runs in here, on one pooled connection; a failure to reach
+   * the shop leaves as SERVICE_UNAVAILABLE (errors of the service's own database are not ours to
+   * rename, and pass by the other way).
+   */
+  private async withSession<T>(
+    work: (session: Session) => Promise<T>,
+    acquireMs = ACQUIRE_TIMEOUT_MS,
+  ): Promise<T> {
+    const session = new Session(await this.acquire(acquireMs));
+    try {
+      return await work(session);
+    } catch (error) {
+      throw toStoreError(error);
+    } finally {
+      session.release();
+    }
+  }
+
+  private async acquire(timeoutMs: number): Promise<PoolConnection> {
+    const pending = this.pool.getConnection();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(storeUnavailable()), timeoutMs);
+    });
+    try {
+      return await Promise.race([pending, timeout]);
+    } catch {
+      // A connection that arrives after we gave up goes straight back.
+      pending.then((late) => late.release()).catch(() => undefined);
+      throw storeUnavailable();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Named locks are server-wide, so the name carries the database and prefix: two shops on one
+   * server never wait for each other. sha1 keeps it within MySQL's 64 characters.
+   */
+  private lockName(kind: string, key: string): string {
+    const digest = createHash("sha1").update(`${this.database}\0${this.prefix}\0${key}`).digest("hex");
+    return `${kind}${digest}`;
+  }
+
+  private async underLock<T>(
+    session: Session,
+    name: string,
+    seconds: number,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const [row] = await session.rows<RowDataPacket>(
+      "SELECT GET_LOCK(?, ?) AS acquired",
+      [name, seconds],
+      seconds * 1000 + QUERY_TIMEOUT_MS,
+    );
+    // 0: another session held it for the whole wait; NULL: the server failed to take it.
+    if (Number(row?.acquired) !== 1) throw storeUnavailable();
+    try {
+      return await work();
+    } finally {
+      await session.rows("SELECT RELEASE_LOCK(?) AS released", [name]).catch(() => {
+        // Ending the session is the other way to free the lock.
+        session.markBroken();
+      });
+    }
+  }
+
+  private async inTransaction<T>(session: Session, work: () => Promise<T>): Promise<T> {
+    await session.plain("START TRANSACTION");
+    try {
+      const result = await work();
+      await session.plain("COMMIT");
+      return result;
+    } catch (error) {
+      await session.plain("ROLLBACK").catch(() => session.markBroken());
+      throw error;
+    }
+  }
+
+  private async findUserRow(session: Session, needle: string): Promise<UserRow | undefined> {
+    // The _ci collation makes both comparisons case-insensitive. A login match wins over an
+    // e-mail match, as in wp_authenticate().
+    const [row] = await session.rows<UserRow>(
+      `SELECT ID, user_login, user_pass, user_email, display_name FROM ${this.users}
+       WHERE user_login = ? OR user_email = ? ORDER BY user_login = ? DESC, ID LIMIT 1`,
+      [needle, needle, needle],
+    );
+    return row;
+  }
+
+  private async loadUser(session: Session, storeUserId: string): Promise<StoreUser | null> {
+    const [row] = await session.rows<UserRow>(
+      `SELECT ID, user_login, user_pass, user_email, display_name FROM ${this.users} WHERE ID = ?`,
+      [storeUserId],
+    );
+    return row ? this.completeUser(session, row) : null;
+  }
+
+  /** The user's names, roles and uuid from usermeta; a user without a uuid gets one now. */
+  private async completeUser(session: Session, row: UserRow): Promise<StoreUser> {
+    const userId = String(row.ID);
+    const meta = await this.metaOf(session, userId, [
+      "first_name",
+      "last_name",
+      this.capabilitiesKey,
+      this.uuidMetaKey,
+    ]);
+    const uuid = meta.get(this.uuidMetaKey) || (await this.giveUuid(session, userId));
+    return {
+      storeUserId: userId,
+      uuid,
+      login: row.user_login,
+      email: row.user_email,
+      displayName: unescapeHtml(row.display_name),
+      firstName: unescapeHtml(meta.get("first_name") ?? ""),
+      lastName: unescapeHtml(meta.get("last_name") ?? ""),
+      storeRoles: rolesFromCapabilities(meta.get(this.capabilitiesKey) ?? ""),
+    };
+  }
+
+  /**
+   * First row per key, as get_user_meta(…, true) reads it (but an empty row does not hide a later
+   * value, so a blank uuid row can't make every login add another); keys compared exactly, as PHP does.
+   */
+  private async metaOf(session: Session, userId: string, keys: string[]): Promise<Map<string, string>> {
+    const rows = await session.rows<MetaRow>(
+      `SELECT meta_key, meta_value FROM ${this.usermeta}
+       WHERE user_id = ? AND meta_key IN (${keys.map(() => "?").join(", ")}) ORDER BY umeta_id`,
+      [userId, ...keys],
+    );
+    const meta = new Map<string, string>();
+    for (const row of rows) {
+      if (keys.includes(row.meta_key) && !meta.get(row.meta_key))
+        meta.set(row.meta_key, row.meta_value ?? "");
+    }
+    return meta;
+  }
+
+  /** A customer who existed before bookdist gets a uuid at first sight, exactly once. */
+  private giveUuid(session: Session, userId: string): Promise<string> {
+    return this.underLock(session, this.lockName("bookdist-uuid-", userId), UUID_LOCK_SECONDS, async () => {
+      // Re-read under the lock: a concurrent first login may have just written it.
+      const existing = (await this.metaOf(session, userId, [this.uuidMetaKey])).get(this.uuidMetaKey);
+      if (existing) return existing;
+      const uuid = crypto.randomUUID();
+      await session.run(`INSERT INTO ${this.usermeta} (user_id, meta_key, meta_value) VALUES (?, ?, ?)`, [
+        userId,
+        this.uuidMetaKey,
+        uuid,
+      ]);
+      return uuid;
+    });
+  }
+
+  private async userIdWithUuid(session: Session, uuid: string): Promise<string | null> {
+    // No index covers meta_value: this scans the key's rows, hence store_user_link in front of it.
+    const rows = await session.rows<MetaRow>(
+      `SELECT user_id, meta_key, meta_value FROM ${this.usermeta}
+       WHERE meta_key = ? AND meta_value = ? ORDER BY umeta_id LIMIT 10`,
+      [this.uuidMetaKey, uuid],
+    );
+    const match = rows.find((row) => row.meta_key === this.uuidMetaKey && row.meta_value === uuid);
+    return match ? String(match.user_id) : null;
+  }
+
+  private async insertCustomer(
+    session: Session,
+    customer: NewCustomer,
+    email: string,
+    passwordHash: string,
+  ): Promise<StoreUser> {
+    const taken = await session.rows<RowDataPacket>(
+      `SELECT ID FROM ${this.users} WHERE user_email = ? OR user_login = ? LIMIT 1`,
+      [email, email],
+    );
+    if (taken.length > 0) {
+      throw new AppError("EMAIL_ALREADY_EXISTS", "An account with this e-mail already exists.");
+    }
+    const { firstName, lastName } = customer;
+    const login = await this.freeName(session, "user_login", baseLogin(email, firstName, lastName), loginMax);
+    const nicename = await this.freeName(session, "user_nicename", nicenameOf(login), nicenameMax);
+    const storedDisplayName = fitDisplayName(displayNameOf(login, firstName, lastName), login);
+    const inserted = await session.run(
+      `INSERT INTO ${this.users} (user_login, user_pass, user_nicename, user_email, user_url, user_registered,
+         user_activation_key, user_status, display_name)
+       VALUES (?, ?, ?, ?, '', ?, '', 0, ?)`,
+      [login, passwordHash, nicename, email, wordpressDateTime(this.clock.now()), storedDisplayName],
+    );
+    const userId = String(inserted.insertId);
+    const uuid = crypto.randomUUID();
+    const meta = customerMeta({
+      login,
+      firstName,
+      lastName,
+      prefix: this.prefix,
+      capabilities: serializeCapabilities(["customer"]),
+      uuidKey: this.uuidMetaKey,
+      uuid,
+    });
+    // One multi-row INSERT: its auto-increment ids rise in the rows' order, so umeta_id keeps WordPress's.
+    await session.run(
+      `INSERT INTO ${this.usermeta} (user_id, meta_key, meta_value) VALUES ${meta.map(() => "(?, ?, ?)").join(", ")}`,
+      meta.flatMap(([key, value]) => [userId, key, value]),
+    );
+    return {
+      storeUserId: userId,
+      uuid,
+      login,
+      email,
+      displayName: unescapeHtml(storedDisplayName),
+      firstName,
+      lastName,
+      storeRoles: ["customer"],
+    };
+  }
+
+  /**
+   * `base`, or `base-2`, `base-3`… not yet used in `column`. The LIKE scan finds the usual
+   * candidates in one query; the exact check then lets the column's collation (case- and
+   * accent-insensitive) have the last word, and covers suffixes that had to shorten the base.
+   */
+  private async freeName(
+    session: Session,
+    column: "user_login" | "user_nicename",
+    base: string,
+    max: number,
+  ): Promise<string> {
+    const rows = await session.rows<RowDataPacket>(
+      `SELECT ${column} AS name FROM ${this.users} WHERE ${column} LIKE ? ESCAPE '!'`,
+      [`${escapeLike(base)}%`],
+    );
+    const taken = new Set(rows.map((row) => String(row.name).toLowerCase()));
+    for (;;) {
+      const candidate = firstFree(base, taken, max);
+      const clash = await session.rows<RowDataPacket>(
+        `SELECT 1 AS taken FROM ${this.users} WHERE ${column} = ? LIMIT 1`,
+        [candidate],
+      );
+      if (clash.length === 0) return candidate;
+      taken.add(candidate.toLowerCase());
+    }
+  }
+
+  /** Keeps store_user_link (uuid → wp_users.ID) in step with the shop's usermeta. */
+  private async recordLink(uuid: string, storeUserId: string): Promise<void> {
+    const { storeUserLink } = this.db.tables;
+    const matching = or(eq(storeUserLink.uuid, uuid), eq(storeUserLink.storeUserId, storeUserId));
+    const rows = await this.db.orm
+      .select({ uuid: storeUserLink.uuid, storeUserId: storeUserLink.storeUserId })
+      .from(storeUserLink)
+      .where(matching);
+    if (rows.length === 1 && rows[0]?.uuid === uuid && rows[0].storeUserId === storeUserId) return;
+    const link = { uuid, storeUserId, createdAt: this.clock.now() };
+    if (rows.length === 0) {
+      await this.db.orm.insert(storeUserLink).values(link).onConflictDoNothing();
+      return;
+    }
+    // A stale row (the uuid meta was edited or the user re-created in the shop): the shop wins.
+    await withTransaction(this.db, async (tx) => {
+      await tx.orm.delete(tx.tables.storeUserLink).where(matching);
+      await tx.orm.insert(tx.tables.storeUserLink).values(link).onConflictDoNothing();
+    });
+  }
+}
+
+/**
+ * `display_name` as WordPress stores it: &<> escaped like the names. Escaping can push long names
+ * past the column's 250 characters; the login always fits.
+ */
+function fitDisplayName(displayName: string, login: string): string {
+  const escaped = escapeHtml(displayName);
+  return escaped.length <= DISPLAY_NAME_MAX ? escaped : login;
+}
+
+/** `user_registered`: UTC as 'Y-m-d H:i:s', as WordPress writes it. */
+function wordpressDateTime(date: Date): string {
+  return date.toISOString().slice(0, 19).replace("T", " ");
+}
+
+// '!' rather than the default '\': a backslash escape would depend on NO_BACKSLASH_ESCAPES.
+function escapeLike(text: string): string {
+  return text.replace(/[!%_]/g, (char) => `!${char}`);
+}

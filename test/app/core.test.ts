@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { toAppError } from "../../src/lib/error-handler";
+import { createLogger } from "../../src/lib/logger";
+import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+
+describe("HTTP core", () => {
+  let t: TestApp;
+  let admin: { token: string };
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await t.admin();
+  });
+  afterAll(() => t.close());
+
+  test("an unknown path is a 404 problem", async () => {
+    const response = await t.call("GET", "/nothing/here");
+    expect(response.status).toBe(404);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    const body = await bodyOf(response);
+    expect(body).toMatchObject({
+      type: "urn:problem:not-found",
+      status: 404,
+      code: "NOT_FOUND",
+      instance: "/nothing/here",
+    });
+    expect(body.errors).toBeUndefined();
+  });
+
+  test("a known path with another method is 405 with Allow", async () => {
+    const response = await t.call("PATCH", "/book", { token: admin.token });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]);
+    expect((await bodyOf(response)).code).toBe("METHOD_NOT_ALLOWED");
+    const onId = await t.call("POST", "/book/5");
+    expect(onId.status).toBe(405);
+    expect(onId.headers.get("allow")?.split(", ").sort()).toEqual(["DELETE", "GET", "HEAD", "PUT"]);
+  });
+
+  test("request ids: generated, or a sane incoming one echoed", async () => {
+    const generated = await t.call("GET", "/health");
+    expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await t.call("GET", "/health", { headers: { "X-Request-Id": "abc-123" } });
+    expect(echoed.headers.get("x-request-id")).toBe("abc-123");
+    const insane = await t.call("GET", "/health", { headers: { "X-Request-Id": "<script>" } });
+    expect(insane.headers.get("x-request-id")).not.toBe("<script>");
+  });
+
+  test("security headers on everything", async () => {
+    for (const path of ["/health", "/missing", "/v3/api-docs"]) {
+      const response = await t.call("GET", path);
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+  });
+
+  test("malformed JSON and non-object bodies are INVALID_DEFINITION", async () => {
+    const malformed = await t.call("POST", "/book", {
+      token: admin.token,
+      headers: { "Content-Type": "application/json" },
+      body: "{not json",
+    });
+    expect(malformed.status).toBe(400);
+    expect((await bodyOf(malformed)).code).toBe("INVALID_DEFINITION");
+    for (const json of [[1, 2], "title", null]) {
+      const response = await t.call("POST", "/book", { token: admin.token, json });
+      expect(response.status).toBe(400);
+      expect((await bodyOf(response)).code).toBe("INVALID_DEFINITION");
+    }
+  });
+
+  test("validation failures list their fields", async () => {
+    const response = await t.call("POST", "/book", { token: admin.token, json: { title: "", isbn: "123" } });
+    expect(response.status).toBe(400);
+    const body = await bodyOf(response);
+    expect(body.code).toBe("VALIDATION_FAILED");
+    expect(body.errors.map((e: { path: string }) => e.path).sort()).toEqual(["isbn", "title"]);
+  });
+
+  test("a JSON body without Content-Type is not taken as valid", async () => {
+    const body = new TextEncoder().encode(JSON.stringify({ title: "x" }));
+    const response = await t.call("POST", "/book", { token: admin.token, body });
+    // Bun labels a byte body application/octet-stream: not JSON, so 415 rather than a guess.
+    expect(response.status).toBe(415);
+    expect((await bodyOf(response)).code).toBe("UNSUPPORTED_MEDIA_TYPE");
+  });
+
+  test("a wrong Content-Type is 415", async () => {
+    const response = await t.call("POST", "/book", {
+      token: admin.token,
+      headers: { "Content-Type": "text/plain" },
+      body: "title=x",
+    });
+    expect(response.status).toBe(415);
+    expect((await bodyOf(response)).code).toBe("UNSUPPORTED_MEDIA_TYPE");
+  });
+
+  test("a JSON body over the limit is 413", async () => {
+    const response = await t.call("POST", "/book", {
+      token: admin.token,
+      json: { title: "big", description: "x".repeat(2 * 1024 * 1024) },
+    });
+    expect(response.status).toBe(413);
+    expect((await bodyOf(response)).code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  test("HEAD works where GET does, without a body", async () => {
+    const response = await t.call("HEAD", "/health");
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("");
+  });
+
+  test("health reports the database and the store", async () => {
+    const response = await t.call("GET", "/health");
+    expect(response.status).toBe(200);
+    expect(await bodyOf(response)).toEqual({ status: "ok", database: "ok", store: "ok" });
+  });
+
+  test("database constraint errors map to CONFLICT and VALIDATION_FAILED", async () => {
+    const { db } = t.deps;
+    const now = new Date();
+    const insertOrphanVersion = db.orm
+      .insert(db.tables.bookVersion)
+      .values({ bookId: 999_999, versionCode: 1, versionName: "1", createdAt: now, updatedAt: now });
+    const foreignKey = await Promise.resolve(insertOrphanVersion).catch((e: unknown) => e);
+    expect(toAppError(foreignKey)?.code).toBe("VALIDATION_FAILED");
+    await db.orm.insert(db.tables.blob).values({ sha256: "a".repeat(64), size: 1, createdAt: now });
+    const unique = await Promise.resolve(
+      db.orm.insert(db.tables.blob).values({ sha256: "a".repeat(64), size: 1, createdAt: now }),
+    ).catch((e: unknown) => e);
+    expect(toAppError(unique)?.code).toBe("CONFLICT");
+  });
+});
+
+describe("unexpected errors", () => {
+  test("answer 500 with the request id and nothing internal; the log has the stack", async () => {
+    const lines: string[] = [];
+    const t = await createTestApp();
+    t.deps.logger = createLogger("info", (line) => lines.push(line));
+    t.app.get("/explode", () => {
+      throw new Error("SELECT secret FROM users -- /srv/bookdist/data");
+    });
+    const response = await t.call("GET", "/explode", { headers: { "X-Request-Id": "req-42" } });
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).not.toContain("SELECT");
+    expect(text).not.toContain("/srv");
+    expect(text).not.toContain("at ");
+    const body = JSON.parse(text);
+    expect(body).toMatchObject({ code: "INTERNAL_ERROR", status: 500, requestId: "req-42" });
+    expect(body.detail).toContain("req-42");
+    const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === "unexpected error");
+    expect(logged.requestId).toBe("req-42");
+    expect(logged.frames.length).toBeGreaterThan(0);
+    await t.close();
+  });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, test } from "bun:test";
+import { parseConfig } from "../src/config";
+
+describe("configuration", () => {
+  test("defaults follow DESIGN.md", () => {
+    const result = parseConfig({ DATA_DIR: "/srv/bookdist" });
+    if (!result.ok) throw new Error(result.problems.join());
+    const c = result.config;
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe("0.0.0.0");
+    expect(c.databaseUrl).toBe("sqlite:/srv/bookdist/bookdist.sqlite");
+    expect(c.storeDriver).toBe("embedded");
+    expect(c.storeTablePrefix).toBe("wp_");
+    expect(c.sessionTtlMs).toBe(30 * 86_400_000);
+    expect(c.sessionIdleTimeoutMs).toBe(14 * 86_400_000);
+    expect(c.sessionCleanupCron).toBe("*/15 * * * *");
+    expect(c.maxCoverBytes).toBe(10 * 1024 ** 2);
+    expect(c.maxArchiveBytes).toBe(2 * 1024 ** 3);
+    expect(c.maxApkBytes).toBe(512 * 1024 ** 2);
+    expect(c.qrPayloadTemplate).toBe("{code}");
+    expect(c.throttle).toBe(true);
+    expect(c.jwtSecret).toBeUndefined();
+  });
+
+  test("values are parsed: durations, sizes, lists", () => {
+    const result = parseConfig({
+      PORT: "9000",
+      SESSION_TTL: "12h",
+      SESSION_IDLE_TIMEOUT: "90",
+      MAX_COVER_BYTES: "1MiB",
+      ADMIN_EMAILS: " Boss@Example.com , ops@example.com ",
+      CORS_ORIGINS: "https://a.example,https://b.example",
+      PUBLIC_URL: "https://books.example.com/",
+      THROTTLE: "off",
+      DATABASE_URL: "postgres://u@h/db",
+    });
+    if (!result.ok) throw new Error(result.problems.join());
+    expect(result.config.port).toBe(9000);
+    expect(result.config.sessionTtlMs).toBe(12 * 3_600_000);
+    expect(result.config.sessionIdleTimeoutMs).toBe(90_000);
+    expect(result.config.maxCoverBytes).toBe(1024 ** 2);
+    expect(result.config.adminEmails).toEqual(["boss@example.com", "ops@example.com"]);
+    expect(result.config.corsOrigins).toEqual(["https://a.example", "https://b.example"]);
+    expect(result.config.publicUrl).toBe("https://books.example.com");
+    expect(result.config.throttle).toBe(false);
+    expect(result.config.databaseUrl).toBe("postgres://u@h/db");
+  });
+
+  test("every bad value is reported on its own line", () => {
+    const result = parseConfig({
+      PORT: "eighty",
+      STORE_DRIVER: "ldap",
+      STORE_TABLE_PREFIX: "wp_; DROP TABLE",
+      SESSION_TTL: "forever",
+      MAX_ARCHIVE_BYTES: "2 parsecs",
+      QR_PAYLOAD_TEMPLATE: "https://x/",
+      SESSION_CLEANUP_CRON: "every now and then",
+      DATABASE_URL: "mysql://x",
+      JWT_SECRET: "short",
+      THROTTLE: "maybe",
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const names = result.problems.map((line) => line.split(":")[0]);
+    expect(names.sort()).toEqual(
+      [
+        "DATABASE_URL",
+        "JWT_SECRET",
+        "MAX_ARCHIVE_BYTES",
+        "PORT",
+        "QR_PAYLOAD_TEMPLATE",
+        "SESSION_CLEANUP_CRON",
+        "SESSION_TTL",
+        "STORE_DRIVER",
+        "STORE_TABLE_PREFIX",
+        "THROTTLE",
+      ].sort(),
+    );
+    for (const line of result.problems) expect(line).not.toContain("\n");
+  });
+
+  test("the wordpress driver needs its database URL", () => {
+    const result = parseConfig({ STORE_DRIVER: "wordpress" });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems[0]).toStartWith("STORE_DATABASE_URL:");
+  });
+
+  test("start-up with a bad value exits non-zero with readable lines", () => {
+    const run = Bun.spawnSync(["bun", "run", "src/index.ts"], {
+      cwd: `${import.meta.dir}/..`,
+      env: { ...process.env, PORT: "-1", STORE_DRIVER: "nope" },
+    });
+    expect(run.exitCode).toBe(1);
+    const lines = run.stderr.toString().trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines.every((line) => line.startsWith("bookdist: invalid configuration: "))).toBe(true);
+  });
+});

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { count, eq } from "drizzle-orm";
+import { withTransaction } from "../../src/db/transaction";
+import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
+
+describe(`withTransaction (${testDialect})`, () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  const bookCount = async () => {
+    const { db } = database.handle;
+    const [row] = await db.orm.select({ n: count() }).from(db.tables.book);
+    return Number(row?.n);
+  };
+  const insertBook = (db: TestDatabase["handle"]["db"], title: string) => {
+    const now = new Date();
+    return db.orm.insert(db.tables.book).values({ title, createdAt: now, updatedAt: now }).returning();
+  };
+
+  test("commits when the work succeeds", async () => {
+    const before = await bookCount();
+    await withTransaction(database.handle.db, async (tx) => {
+      await insertBook(tx, "one");
+      await insertBook(tx, "two");
+    });
+    expect(await bookCount()).toBe(before + 2);
+  });
+
+  test("rolls back every row when async work throws", async () => {
+    const before = await bookCount();
+    const failing = withTransaction(database.handle.db, async (tx) => {
+      await insertBook(tx, "kept?");
+      await Bun.sleep(1);
+      await insertBook(tx, "kept too?");
+      throw new Error("boom");
+    });
+    await expect(failing).rejects.toThrow("boom");
+    expect(await bookCount()).toBe(before);
+  });
+
+  test("a failing statement inside rolls back the earlier ones", async () => {
+    const before = await bookCount();
+    const { db } = database.handle;
+    const failing = withTransaction(db, async (tx) => {
+      const [book] = await insertBook(tx, "with version");
+      const now = new Date();
+      const version = { bookId: book!.id, versionCode: 1, versionName: "1", createdAt: now, updatedAt: now };
+      await tx.orm.insert(tx.tables.bookVersion).values(version);
+      await tx.orm.insert(tx.tables.bookVersion).values(version); // unique (book_id, version_code)
+    });
+    await expect(failing).rejects.toThrow();
+    expect(await bookCount()).toBe(before);
+  });
+
+  test("concurrent transactions do not interfere", async () => {
+    const before = await bookCount();
+    const { db } = database.handle;
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        withTransaction(db, async (tx) => {
+          await insertBook(tx, `parallel ${i}`);
+          if (i % 2 === 1) throw new Error("odd");
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(5);
+    expect(await bookCount()).toBe(before + 5);
+    const odd = await db.orm.select().from(db.tables.book).where(eq(db.tables.book.title, "parallel 1"));
+    expect(odd).toHaveLength(0);
+  });
+});

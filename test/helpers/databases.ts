@@ -1,0 +1,52 @@
+// A fresh database per test file: a temp SQLite file, or — when TEST_DATABASE_URL is set — a new
+// Postgres database created on that server and dropped afterwards.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SQL } from "bun";
+import { type DatabaseHandle, openDatabase } from "../../src/db/client";
+
+export interface TestDatabase {
+  url: string;
+  handle: DatabaseHandle;
+  dialect: "sqlite" | "postgres";
+  drop(): Promise<void>;
+}
+
+export const testDialect: "sqlite" | "postgres" = process.env.TEST_DATABASE_URL ? "postgres" : "sqlite";
+
+export async function createTestDatabase(
+  options: { onQuery?: (query: string) => void } = {},
+): Promise<TestDatabase> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    const dir = mkdtempSync(join(tmpdir(), "bookdist-db-"));
+    const url = `sqlite:${join(dir, "test.sqlite")}`;
+    const handle = await openDatabase(url, { migrate: true, ...options });
+    return {
+      url,
+      handle,
+      dialect: "sqlite",
+      async drop() {
+        await handle.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const name = `bookdist_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = new SQL(serverUrl);
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const handle = await openDatabase(url.toString(), { migrate: true, ...options });
+  return {
+    url: url.toString(),
+    handle,
+    dialect: "postgres",
+    async drop() {
+      await handle.close();
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.close();
+    },
+  };
+}

@@ -1,0 +1,129 @@
+// The real app, in-process, over a fresh database, a temp data folder and a fixed clock.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type App, createApp } from "../../src/app";
+import { type Config, parseConfig } from "../../src/config";
+import { fixedClock } from "../../src/lib/clock";
+import type { Deps } from "../../src/lib/deps";
+import { silentLogger } from "../../src/lib/logger";
+import { BlobStore } from "../../src/storage/blob-store";
+import type { StoreDirectory } from "../../src/store/directory";
+import { EmbeddedStore } from "../../src/store/embedded";
+import { createTestDatabase, type TestDatabase } from "./databases";
+
+export const ADMIN_EMAIL = "admin@example.com";
+export const TEST_PASSWORD = "correct horse battery staple";
+
+export interface TestApp {
+  app: App;
+  deps: Deps;
+  config: Config;
+  clock: ReturnType<typeof fixedClock>;
+  database: TestDatabase;
+  dataDir: string;
+  /** app.request with a JSON body and/or a Bearer token. */
+  call(
+    method: string,
+    path: string,
+    options?: {
+      token?: string;
+      json?: unknown;
+      headers?: Record<string, string>;
+      body?: RequestInit["body"];
+    },
+  ): Promise<Response>;
+  /** Registers a user (admin if the e-mail is ADMIN_EMAIL) and returns its token and uuid. */
+  user(email?: string): Promise<{ token: string; uuid: string; email: string }>;
+  admin(): Promise<{ token: string; uuid: string; email: string }>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(
+  options: {
+    env?: Record<string, string>;
+    store?: (deps: Omit<Deps, "store">) => StoreDirectory;
+    onQuery?: (query: string) => void;
+  } = {},
+): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), "bookdist-data-"));
+  const parsed = parseConfig({
+    DATA_DIR: dataDir,
+    ADMIN_EMAILS: ADMIN_EMAIL,
+    LOG_LEVEL: "silent",
+    ...options.env,
+  });
+  if (!parsed.ok) throw new Error(parsed.problems.join("\n"));
+  const config = parsed.config;
+  const database = await createTestDatabase({ onQuery: options.onQuery });
+  const clock = fixedClock("2026-11-21T10:00:00.000Z");
+  const blobs = new BlobStore(join(dataDir, "blobs"));
+  await blobs.init();
+  const base = {
+    config,
+    db: database.handle.db,
+    pingDatabase: () => database.handle.ping(),
+    blobs,
+    clock,
+    logger: silentLogger,
+    jwtSecret: "test-secret-that-is-long-enough-for-hs256",
+  };
+  const deps: Deps = {
+    ...base,
+    store: options.store ? options.store(base) : new EmbeddedStore(base.db, clock),
+  };
+  const app = createApp(deps);
+  let userCount = 0;
+
+  const call: TestApp["call"] = (method, path, { token, json, headers = {}, body } = {}) => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (token) (init.headers as Record<string, string>).Authorization = `Bearer ${token}`;
+    if (json !== undefined) {
+      (init.headers as Record<string, string>)["Content-Type"] = "application/json";
+      init.body = JSON.stringify(json);
+    } else if (body !== undefined) init.body = body;
+    return Promise.resolve(app.request(path, init));
+  };
+
+  const user: TestApp["user"] = async (email) => {
+    const address = email ?? `reader${++userCount}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const response = await call("POST", "/authentication/register", {
+      json: { email: address, password: TEST_PASSWORD },
+    });
+    if (response.status !== 201)
+      throw new Error(`register ${address}: ${response.status} ${await response.text()}`);
+    const session = (await response.json()) as { token: string; user: { uuid: string } };
+    return { token: session.token, uuid: session.user.uuid, email: address };
+  };
+
+  let adminSession: Promise<{ token: string; uuid: string; email: string }> | undefined;
+  return {
+    app,
+    deps,
+    config,
+    clock,
+    database,
+    dataDir,
+    call,
+    user,
+    admin: () => {
+      adminSession ??= user(ADMIN_EMAIL);
+      return adminSession;
+    },
+    async close() {
+      await deps.store.close();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The decoded JSON body of a response (throws with the body when it is not JSON). */
+export async function bodyOf<T = any>(response: Response): Promise<T> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`not JSON (${response.status}): ${text.slice(0, 200)}`);
+  }
+}

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { contentDisposition, type FileToSend, fileResponse, safeFilename } from "../../src/lib/file-response";
+import { AppError } from "../../src/lib/problems";
+
+const CONTENT = "0123456789abcdefghijklmnopqrstuvwxyz"; // 36 bytes, each byte tells its offset
+const SHA = new Bun.CryptoHasher("sha256").update(CONTENT).digest("hex");
+const ETAG = `"${SHA}"`;
+const LAST_MODIFIED = new Date("2026-11-21T10:04:05.123Z");
+
+let dir: string;
+let file: FileToSend;
+let empty: FileToSend;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "bookdist-file-response-"));
+  writeFileSync(join(dir, SHA), CONTENT);
+  writeFileSync(join(dir, "empty"), "");
+  file = {
+    path: join(dir, SHA),
+    sha256: SHA,
+    size: CONTENT.length,
+    lastModified: LAST_MODIFIED,
+    contentType: "application/vnd.android.package-archive",
+    filename: "bookapp-1.0.apk",
+    cacheControl: "public, max-age=60",
+  };
+  empty = { ...file, path: join(dir, "empty"), size: 0 };
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function get(headers: Record<string, string> = {}, method = "GET"): Request {
+  return new Request("http://localhost/apk/download/activebookapp", { method, headers });
+}
+
+function thrown(run: () => unknown): AppError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    return error as AppError;
+  }
+  throw new Error("expected a throw");
+}
+
+describe("fileResponse", () => {
+  test("GET sends the whole file with validators and download headers", async () => {
+    const response = fileResponse(get(), file);
+    expect(response.status).toBe(200);
+    expect(Object.fromEntries(response.headers)).toMatchObject({
+      etag: ETAG,
+      "content-length": "36",
+      "accept-ranges": "bytes",
+      "last-modified": "Sat, 21 Nov 2026 10:04:05 GMT",
+      "cache-control": "public, max-age=60",
+      "content-type": "application/vnd.android.package-archive",
+      "x-content-type-options": "nosniff",
+      "content-disposition": `attachment; filename="bookapp-1.0.apk"; filename*=UTF-8''bookapp-1.0.apk`,
+    });
+    expect(await response.text()).toBe(CONTENT);
+  });
+
+  test("no filename, no Content-Disposition; inline when asked", () => {
+    const { filename: _, ...withoutName } = file;
+    expect(fileResponse(get(), withoutName).headers.has("content-disposition")).toBe(false);
+    const inline = fileResponse(get(), { ...file, filename: "cover.png", disposition: "inline" });
+    expect(inline.headers.get("content-disposition")).toStartWith('inline; filename="cover.png"');
+  });
+
+  test("HEAD sends the same headers and no body", async () => {
+    const head = fileResponse(get({}, "HEAD"), file);
+    const full = fileResponse(get(), file);
+    expect(head.status).toBe(200);
+    expect(Object.fromEntries(head.headers)).toEqual(Object.fromEntries(full.headers));
+    expect(await head.text()).toBe("");
+  });
+
+  test("an empty file is a 200 with Content-Length 0", async () => {
+    const response = fileResponse(get(), empty);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-length")).toBe("0");
+    expect(await response.text()).toBe("");
+  });
+
+  describe("conditional requests", () => {
+    test.each([
+      ["the ETag", ETAG],
+      ["*", "*"],
+      ["a list holding the ETag", `"other", ${ETAG} , "more"`],
+      ["the weak form of the ETag", `W/${ETAG}`],
+    ])("If-None-Match with %s → 304", async (_, value) => {
+      const response = fileResponse(get({ "If-None-Match": value }), file);
+      expect(response.status).toBe(304);
+      expect(response.headers.get("etag")).toBe(ETAG);
+      expect(response.headers.get("cache-control")).toBe("public, max-age=60");
+      expect(response.headers.has("content-length")).toBe(false);
+      expect(await response.text()).toBe("");
+    });
+
+    test("If-None-Match with other ETags → 200", () => {
+      expect(fileResponse(get({ "If-None-Match": `"abc", W/"def"` }), file).status).toBe(200);
+    });
+
+    test("If-Modified-Since at or after Last-Modified → 304, before → 200", () => {
+      expect(fileResponse(get({ "If-Modified-Since": "Sat, 21 Nov 2026 10:04:05 GMT" }), file).status).toBe(
+        304,
+      );
+      expect(fileResponse(get({ "If-Modified-Since": "Sun, 22 Nov 2026 00:00:00 GMT" }), file).status).toBe(
+        304,
+      );
+      expect(fileResponse(get({ "If-Modified-Since": "Sat, 21 Nov 2026 10:04:04 GMT" }), file).status).toBe(
+        200,
+      );
+      expect(fileResponse(get({ "If-Modified-Since": "not a date" }), file).status).toBe(200);
+    });
+
+    test("If-Modified-Since is ignored when If-None-Match is present", () => {
+      const headers = { "If-None-Match": `"other"`, "If-Modified-Since": "Sun, 22 Nov 2026 00:00:00 GMT" };
+      expect(fileResponse(get(headers), file).status).toBe(200);
+    });
+
+    test("304 wins over Range", () => {
+      expect(fileResponse(get({ "If-None-Match": ETAG, Range: "bytes=0-1" }), file).status).toBe(304);
+    });
+  });
+
+  describe("ranges", () => {
+    test.each([
+      ["bytes=0-9", 0, 9],
+      ["bytes=10-15", 10, 15],
+      ["bytes=30-", 30, 35],
+      ["bytes=-6", 30, 35],
+      ["bytes=30-1000", 30, 35],
+      ["bytes=-1000", 0, 35],
+      ["bytes=35-35", 35, 35],
+      ["BYTES = 2 - 3", 2, 3],
+    ])("%s → 206 with exactly those bytes", async (range, start, end) => {
+      const response = fileResponse(get({ Range: range }), file);
+      expect(response.status).toBe(206);
+      expect(response.headers.get("content-range")).toBe(`bytes ${start}-${end}/36`);
+      expect(response.headers.get("content-length")).toBe(String(end - start + 1));
+      expect(response.headers.get("etag")).toBe(ETAG);
+      expect(response.headers.get("content-type")).toBe("application/vnd.android.package-archive");
+      expect(await response.text()).toBe(CONTENT.slice(start, end + 1));
+    });
+
+    test("HEAD with a range sends the 206 headers and no body", async () => {
+      const response = fileResponse(get({ Range: "bytes=0-3" }, "HEAD"), file);
+      expect(response.status).toBe(206);
+      expect(response.headers.get("content-length")).toBe("4");
+      expect(await response.text()).toBe("");
+    });
+
+    test.each(["bytes=36-", "bytes=36-40", "bytes=1000-", "bytes=-0"])(
+      "%s → 416 with bytes */size",
+      (range) => {
+        const error = thrown(() => fileResponse(get({ Range: range }), file));
+        expect(error.code).toBe("RANGE_NOT_SATISFIABLE");
+        expect(error.status).toBe(416);
+        expect(error.headers).toEqual({ "Content-Range": "bytes */36" });
+      },
+    );
+
+    test.each(["bytes=0-", "bytes=-5"])("any range of an empty file (%s) → 416", (range) => {
+      const error = thrown(() => fileResponse(get({ Range: range }), empty));
+      expect(error.headers).toEqual({ "Content-Range": "bytes */0" });
+    });
+
+    test.each([
+      "bytes=0-1,4-5",
+      "bytes=0-1, -3",
+      "bytes=5-2",
+      "bytes=-",
+      "items=0-1",
+      "bytes=a-b",
+      "bytes 0-1",
+    ])("%s is ignored → 200 with the whole file", async (range) => {
+      const response = fileResponse(get({ Range: range }), file);
+      expect(response.status).toBe(200);
+      expect(response.headers.has("content-range")).toBe(false);
+      expect(await response.text()).toBe(CONTENT);
+    });
+
+    test("If-Range with the ETag or the exact Last-Modified honours the range", () => {
+      for (const ifRange of [ETAG, "Sat, 21 Nov 2026 10:04:05 GMT"]) {
+        expect(fileResponse(get({ Range: "bytes=0-1", "If-Range": ifRange }), file).status).toBe(206);
+      }
+    });
+
+    test("If-Range that does not match sends the whole file", async () => {
+      for (const ifRange of [`"stale"`, `W/${ETAG}`, "Sat, 21 Nov 2026 10:04:06 GMT", "garbage"]) {
+        const response = fileResponse(get({ Range: "bytes=0-1", "If-Range": ifRange }), file);
+        expect(response.status).toBe(200);
+        expect(await response.text()).toBe(CONTENT);
+      }
+    });
+
+    test("an unsatisfiable range under a stale If-Range is a 200, not a 416", () => {
+      expect(fileResponse(get({ Range: "bytes=100-", "If-Range": `"stale"` }), file).status).toBe(200);
+    });
+  });
+});
+
+describe("contentDisposition", () => {
+  test("gives an ASCII fallback and the exact UTF-8 name for a title with unicode, quotes and slashes", () => {
+    const header = contentDisposition("attachment", 'Ünïcödé "Bücher" / Teil 1\\2 – 日本語.pdf');
+    expect(header).toBe(
+      `attachment; filename="Unicode Bucher Teil 12 _ ___.pdf"; ` +
+        `filename*=UTF-8''%C3%9Cn%C3%AFc%C3%B6d%C3%A9%20B%C3%BCcher%20Teil%2012%20%E2%80%93%20` +
+        `%E6%97%A5%E6%9C%AC%E8%AA%9E.pdf`,
+    );
+  });
+
+  test("encodes the characters RFC 5987 does not allow bare", () => {
+    expect(contentDisposition("inline", "it's (100%) *fine*.png")).toBe(
+      `inline; filename="it's (100_) *fine*.png"; filename*=UTF-8''it%27s%20%28100%25%29%20%2Afine%2A.png`,
+    );
+  });
+});
+
+describe("safeFilename", () => {
+  test("strips separators, control and bidi characters and quotes, and collapses whitespace", () => {
+    expect(safeFilename("../../etc/passwd")).toBe("etcpasswd");
+    expect(safeFilename('a\u0000b\r\nc\t\t"d"')).toBe("ab c d");
+    expect(safeFilename("invoice\u202Egpj.apk")).toBe("invoicegpj.apk");
+    expect(safeFilename("  spaced   out  ")).toBe("spaced out");
+  });
+
+  test("never returns an empty name", () => {
+    expect(safeFilename("")).toBe("download");
+    expect(safeFilename("///")).toBe("download");
+    expect(safeFilename("..")).toBe("download");
+  });
+
+  test("keeps at most 200 characters, and the extension", () => {
+    const long = safeFilename(`${"ä".repeat(300)}.apk`);
+    expect(Array.from(long)).toHaveLength(200);
+    expect(long.endsWith("ä.apk")).toBe(true);
+    expect(Array.from(safeFilename("😀".repeat(250)))).toHaveLength(200);
+  });
+});

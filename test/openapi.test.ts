@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { bodyOf, createTestApp, type TestApp } from "./helpers/test-app";
+
+describe("the OpenAPI document", () => {
+  let t: TestApp;
+  let doc: Record<string, any>;
+  beforeAll(async () => {
+    t = await createTestApp();
+    doc = await bodyOf(await t.call("GET", "/v3/api-docs"));
+  });
+  afterAll(() => t.close());
+
+  test("validates as OpenAPI 3.1", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  test("/openapi.json is the same document", async () => {
+    expect(await bodyOf(await t.call("GET", "/openapi.json"))).toEqual(doc);
+  });
+
+  test("every operation has an operationId, summary, tag and its error responses", () => {
+    const ids = new Set<string>();
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        expect(op.operationId, name).toBeString();
+        expect(ids.has(op.operationId), `${name} repeats an operationId`).toBe(false);
+        ids.add(op.operationId);
+        expect(op.summary, name).toBeString();
+        expect(op.tags?.length, name).toBe(1);
+        expect(op.responses["500"], name).toBeDefined();
+        if (op["x-access-level"] !== "public") expect(op.responses["401"], name).toBeDefined();
+        if (op.parameters?.some((p: { in: string }) => p.in === "path"))
+          expect(op.responses["400"], name).toBeDefined();
+      }
+    }
+  });
+
+  test("declares both security schemes", () => {
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
+      type: "http",
+      scheme: "bearer",
+      bearerFormat: "JWT",
+    });
+    expect(doc.components.securitySchemes.basicAuth).toMatchObject({ type: "http", scheme: "basic" });
+  });
+
+  test("documents the authentication and book operations of API.md", () => {
+    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    for (const expected of [
+      "POST /authentication/register",
+      "POST /authentication/login",
+      "POST /authentication/logout",
+      "GET /authentication/me",
+      "GET /book",
+      "GET /book/count",
+      "GET /book/{id}",
+      "POST /book",
+      "PUT /book/{id}",
+      "DELETE /book/{id}",
+      "GET /health",
+    ]) {
+      expect(operations).toContain(expected);
+    }
+  });
+
+  test("Swagger UI is served with its assets from this server", async () => {
+    for (const path of ["/swagger-ui", "/swagger-ui.html", "/swagger-ui/index.html"]) {
+      const page = await t.call("GET", path);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain("/v3/api-docs");
+      expect(html).not.toContain("cdn.jsdelivr.net");
+      const assets = [...html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(assets.length).toBeGreaterThanOrEqual(2);
+      for (const asset of assets) {
+        const response = await t.call("GET", asset);
+        expect(response.status).toBe(200);
+        expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+      }
+    }
+    expect((await t.call("GET", "/swagger-ui/assets/swagger-ui-dist/package.json")).status).toBe(404);
+  });
+});

@@ -1,0 +1,292 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { cleanupSessions } from "../../src/jobs/session-cleanup";
+import { Session, User } from "../../src/routes/authentication/authentication.schemas";
+import { ADMIN_EMAIL, bodyOf, createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
+
+const DAY = 86_400_000;
+const basic = (login: string, password: string) =>
+  `Basic ${Buffer.from(`${login}:${password}`).toString("base64")}`;
+
+describe("registration and login", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  test("register answers 201 with a Session of the new user", async () => {
+    const response = await t.call("POST", "/authentication/register", {
+      json: {
+        email: "  Ada.Lovelace@Example.com ",
+        password: TEST_PASSWORD,
+        firstName: "Ada",
+        lastName: "Lovelace",
+      },
+    });
+    expect(response.status).toBe(201);
+    const session = Session.parse(await bodyOf(response));
+    expect(session.tokenType).toBe("Bearer");
+    expect(session.user).toMatchObject({
+      email: "Ada.Lovelace@Example.com",
+      login: "ada.lovelace",
+      displayName: "Ada Lovelace",
+      firstName: "Ada",
+      lastName: "Lovelace",
+      roles: ["user"],
+    });
+    expect(new Date(session.expiresAt).getTime()).toBe(t.clock.now().getTime() + 30 * DAY);
+  });
+
+  test("register refuses a missing, malformed or taken e-mail and a short password", async () => {
+    const cases: Array<[unknown, number, string]> = [
+      [{ password: TEST_PASSWORD }, 400, "EMAIL_MISSING"],
+      [{ email: "   ", password: TEST_PASSWORD }, 400, "EMAIL_MISSING"],
+      [{ email: "not-an-email", password: TEST_PASSWORD }, 400, "EMAIL_MALFORMED"],
+      [{ email: "ADA.LOVELACE@example.com", password: TEST_PASSWORD }, 409, "EMAIL_ALREADY_EXISTS"],
+      [{ email: "short@example.com", password: "1234567" }, 400, "VALIDATION_FAILED"],
+    ];
+    for (const [json, status, code] of cases) {
+      const response = await t.call("POST", "/authentication/register", { json });
+      expect(response.status).toBe(status);
+      expect((await bodyOf(response)).code).toBe(code);
+    }
+  });
+
+  test("login by e-mail or login name, any case", async () => {
+    for (const email of ["ada.lovelace@example.com", "ADA.LOVELACE"]) {
+      const response = await t.call("POST", "/authentication/login", {
+        json: { email, password: TEST_PASSWORD },
+      });
+      expect(response.status).toBe(200);
+      expect(Session.parse(await bodyOf(response)).user.email).toBe("Ada.Lovelace@Example.com");
+    }
+  });
+
+  test("an unknown user and a wrong password get the same answer", async () => {
+    const wrong = await t.call("POST", "/authentication/login", {
+      json: { email: "ada.lovelace@example.com", password: "nope-nope" },
+    });
+    const unknown = await t.call("POST", "/authentication/login", {
+      json: { email: "nobody@example.com", password: "nope-nope" },
+    });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    const [a, b] = [await bodyOf(wrong), await bodyOf(unknown)];
+    expect(a.code).toBe("AUTHENTICATION_FAILED");
+    expect({ ...a, instance: "" }).toEqual({ ...b, instance: "" });
+  });
+
+  test("me answers the caller; ADMIN_EMAILS makes an admin", async () => {
+    const admin = await t.admin();
+    const response = await t.call("GET", "/authentication/me", { token: admin.token });
+    expect(response.status).toBe(200);
+    const me = User.parse(await bodyOf(response));
+    expect(me).toMatchObject({ uuid: admin.uuid, email: ADMIN_EMAIL, roles: ["user", "admin"] });
+  });
+});
+
+describe("tokens and sessions", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const me = (token: string) => t.call("GET", "/authentication/me", { token });
+
+  test("logout ends the session at once; other sessions live on", async () => {
+    const first = await t.user("two.sessions@example.com");
+    const second = await t.call("POST", "/authentication/login", {
+      json: { email: first.email, password: TEST_PASSWORD },
+    });
+    const secondToken = (await bodyOf(second)).token as string;
+    const out = await t.call("POST", "/authentication/logout", { token: first.token });
+    expect(out.status).toBe(200);
+    expect(await bodyOf(out)).toEqual({ loggedOut: true, sessionsEnded: 1 });
+    const after = await me(first.token);
+    expect(after.status).toBe(401);
+    expect((await bodyOf(after)).code).toBe("AUTHENTICATION_FAILED");
+    expect((await me(secondToken)).status).toBe(200);
+  });
+
+  test("logout with allSessions ends all of them; an empty JSON body is fine", async () => {
+    const user = await t.user();
+    const again = await t.call("POST", "/authentication/login", {
+      json: { email: user.email, password: TEST_PASSWORD },
+    });
+    const other = (await bodyOf(again)).token as string;
+    const empty = await t.call("POST", "/authentication/logout", {
+      token: other,
+      headers: { "Content-Type": "application/json" },
+      body: "",
+    });
+    expect(empty.status).toBe(200);
+    const third = await t.call("POST", "/authentication/login", {
+      json: { email: user.email, password: TEST_PASSWORD },
+    });
+    const thirdToken = (await bodyOf(third)).token as string;
+    const all = await t.call("POST", "/authentication/logout", {
+      token: thirdToken,
+      json: { allSessions: true },
+    });
+    expect(await bodyOf(all)).toEqual({ loggedOut: true, sessionsEnded: 2 });
+    expect((await me(user.token)).status).toBe(401);
+  });
+
+  test("a token stops working at its expiry and after idling", async () => {
+    const user = await t.user();
+    t.clock.advance(13 * DAY);
+    expect((await me(user.token)).status).toBe(200); // touches last_seen_at
+    t.clock.advance(13 * DAY);
+    expect((await me(user.token)).status).toBe(200);
+    t.clock.advance(5 * DAY); // past the 30-day lifetime
+    expect((await me(user.token)).status).toBe(401);
+
+    const idle = await t.user();
+    t.clock.advance(14 * DAY + 1000);
+    expect((await me(idle.token)).status).toBe(401);
+  });
+
+  test("forged, alg:none, malformed and foreign tokens are refused", async () => {
+    const user = await t.user();
+    const [header, payload] = user.token.split(".") as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString());
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    const none = `${encode({ alg: "none", typ: "JWT" })}.${encode(claims)}.`;
+    const adminClaims = `${header}.${encode({ ...claims, roles: ["user", "admin"] })}.${user.token.split(".")[2]}`;
+    const otherKey = (() => {
+      const input = `${header}.${payload}`;
+      return `${input}.${createHmac("sha256", "another-secret-another-secret-!!").update(input).digest("base64url")}`;
+    })();
+    const hs512 = `${encode({ alg: "HS512", typ: "JWT" })}.${payload}.${user.token.split(".")[2]}`;
+    for (const token of [none, adminClaims, otherKey, hs512, "not.a.jwt", "abc", `${user.token}x`]) {
+      const response = await me(token);
+      expect(response.status).toBe(401);
+      expect((await bodyOf(response)).code).toBe("AUTHENTICATION_FAILED");
+    }
+    expect((await me(user.token)).status).toBe(200);
+  });
+
+  test("no credentials → 401 UNAUTHORIZED with WWW-Authenticate; unknown scheme → 401", async () => {
+    const none = await t.call("GET", "/authentication/me");
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toContain("Bearer");
+    expect((await bodyOf(none)).code).toBe("UNAUTHORIZED");
+    const digest = await t.call("GET", "/authentication/me", { headers: { Authorization: "Digest abc" } });
+    expect((await bodyOf(digest)).code).toBe("AUTHENTICATION_FAILED");
+  });
+
+  test("HTTP Basic authenticates a store user without a session", async () => {
+    const user = await t.user("scripts@example.com");
+    const ok = await t.call("GET", "/authentication/me", {
+      headers: { Authorization: basic(user.email, TEST_PASSWORD) },
+    });
+    expect(ok.status).toBe(200);
+    expect((await bodyOf(ok)).uuid).toBe(user.uuid);
+    const wrong = await t.call("GET", "/authentication/me", {
+      headers: { Authorization: basic(user.email, "wrong-password") },
+    });
+    expect(wrong.status).toBe(401);
+    const logout = await t.call("POST", "/authentication/logout", {
+      headers: { Authorization: basic(user.email, TEST_PASSWORD) },
+    });
+    expect(await bodyOf(logout)).toEqual({ loggedOut: true, sessionsEnded: 0 });
+  });
+
+  test("a successful Basic check is cached for at most 60 s", async () => {
+    const user = await t.user();
+    const header = { Authorization: basic(user.email, TEST_PASSWORD) };
+    let verifications = 0;
+    const store = t.deps.store;
+    const original = store.authenticate.bind(store);
+    store.authenticate = async (login, password) => {
+      verifications++;
+      return original(login, password);
+    };
+    try {
+      for (let i = 0; i < 3; i++)
+        expect((await t.call("GET", "/authentication/me", { headers: header })).status).toBe(200);
+      expect(verifications).toBe(1);
+      t.clock.advance(61_000);
+      expect((await t.call("GET", "/authentication/me", { headers: header })).status).toBe(200);
+      expect(verifications).toBe(2);
+    } finally {
+      store.authenticate = original;
+    }
+  });
+
+  test("the cleanup job deletes expired and idle sessions only", async () => {
+    const { db } = t.deps;
+    const fresh = await t.user();
+    t.clock.advance(10 * DAY);
+    const recent = await t.user();
+    t.clock.advance(5 * DAY); // `fresh` is now idle for 15 days, `recent` for 5
+    const removed = await cleanupSessions({ db, config: t.config, clock: t.clock });
+    expect(removed.sessions).toBeGreaterThanOrEqual(1);
+    const remaining = await db.orm.select().from(db.tables.userSession);
+    const owners = remaining.map((s) => s.userUuid);
+    expect(owners).toContain(recent.uuid);
+    expect(owners).not.toContain(fresh.uuid);
+    expect(await cleanupSessions({ db, config: t.config, clock: t.clock })).toEqual({
+      sessions: 0,
+      rateLimits: 0,
+    });
+  });
+});
+
+describe("throttling", () => {
+  test("10 failed logins per address and login → 429 with Retry-After, also for the right password", async () => {
+    const t = await createTestApp();
+    const user = await t.user("target@example.com");
+    for (let i = 0; i < 10; i++) {
+      const response = await t.call("POST", "/authentication/login", {
+        json: { email: user.email, password: `wrong-${i}-xx` },
+      });
+      expect(response.status).toBe(401);
+    }
+    const blocked = await t.call("POST", "/authentication/login", {
+      json: { email: user.email, password: TEST_PASSWORD },
+    });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await bodyOf(blocked)).code).toBe("TOO_MANY_REQUESTS");
+    t.clock.advance(15 * 60_000);
+    const later = await t.call("POST", "/authentication/login", {
+      json: { email: user.email, password: TEST_PASSWORD },
+    });
+    expect(later.status).toBe(200);
+    await t.close();
+  });
+
+  test("registrations: 20 per address per hour", async () => {
+    const t = await createTestApp();
+    for (let i = 0; i < 20; i++) {
+      const response = await t.call("POST", "/authentication/register", {
+        json: { email: `r${i}@example.com`, password: "x".repeat(8) },
+      });
+      expect(response.status).toBe(201);
+    }
+    const blocked = await t.call("POST", "/authentication/register", {
+      json: { email: "r20@example.com", password: "x".repeat(8) },
+    });
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get("retry-after")).toBe("3600");
+    await t.close();
+  });
+
+  test("THROTTLE=off turns it off", async () => {
+    const t = await createTestApp({ env: { THROTTLE: "off" } });
+    const user = await t.user();
+    for (let i = 0; i < 12; i++) {
+      await t.call("POST", "/authentication/login", {
+        json: { email: user.email, password: "wrong-password" },
+      });
+    }
+    const response = await t.call("POST", "/authentication/login", {
+      json: { email: user.email, password: TEST_PASSWORD },
+    });
+    expect(response.status).toBe(200);
+    await t.close();
+  });
+});

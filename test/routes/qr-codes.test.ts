@@ -1,0 +1,447 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { inflateSync } from "node:zlib";
+import { type SQL, sql } from "drizzle-orm";
+import QRCode from "qrcode";
+import { z } from "zod";
+import { isCanonicalActivationCode } from "../../src/lib/activation-code";
+import { ActivationQrCode, NullActivations } from "../../src/routes/qr-codes/qr-codes.schemas";
+import { testDialect } from "../helpers/databases";
+import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+
+const QrCodes = z.array(ActivationQrCode);
+
+/**
+ * Reads the symbol back with a real decoder: zbarimg from Debian's zbar-tools
+ * (`apt-get install -y zbar-tools`).
+ */
+function decodeQr(png: Uint8Array): string {
+  const dir = mkdtempSync(join(tmpdir(), "bookdist-qr-"));
+  try {
+    const file = join(dir, "symbol.png");
+    writeFileSync(file, png);
+    if (Bun.which("zbarimg") === null) {
+      throw new Error("zbarimg is missing: install Debian's zbar-tools (apt-get install -y zbar-tools)");
+    }
+    const result = Bun.spawnSync(["zbarimg", "--raw", "-q", file], { stdout: "pipe", stderr: "pipe" });
+    if (result.exitCode !== 0) throw new Error(`zbarimg found no symbol (exit ${result.exitCode})`);
+    return result.stdout.toString().trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The dark/light pixels of an 8-bit grey, RGB or RGBA PNG (enough for what qrcode writes). */
+function pngPixels(png: Uint8Array): { width: number; height: number; dark(x: number, y: number): boolean } {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const { width, height } = pngSize(png);
+  const channels = { 0: 1, 2: 3, 6: 4 }[png[25]!]!;
+  expect(png[24]).toBe(8);
+  const idat: Uint8Array[] = [];
+  for (let offset = 8; offset < png.length; ) {
+    const length = view.getUint32(offset);
+    const type = new TextDecoder().decode(png.slice(offset + 4, offset + 8));
+    if (type === "IDAT") idat.push(png.slice(offset + 8, offset + 8 + length));
+    offset += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const pixels = new Uint8Array(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    for (let i = 0; i < stride; i++) {
+      const x = raw[y * (stride + 1) + 1 + i]!;
+      const a = i >= channels ? pixels[y * stride + i - channels]! : 0;
+      const b = y > 0 ? pixels[(y - 1) * stride + i]! : 0;
+      const c = i >= channels && y > 0 ? pixels[(y - 1) * stride + i - channels]! : 0;
+      const paeth = () => {
+        const p = a + b - c;
+        const [pa, pb, pc] = [Math.abs(p - a), Math.abs(p - b), Math.abs(p - c)];
+        return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      };
+      const predictor = [0, a, b, (a + b) >> 1, filter === 4 ? paeth() : 0][filter]!;
+      pixels[y * stride + i] = (x + predictor) & 0xff;
+    }
+  }
+  return { width, height, dark: (x, y) => pixels[y * stride + x * channels]! < 128 };
+}
+
+/** Width and height from the PNG's IHDR chunk. */
+function pngSize(png: Uint8Array): { width: number; height: number } {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  expect([...png.slice(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return { width: view.getUint32(16), height: view.getUint32(20) };
+}
+
+describe("activation QR codes", () => {
+  let t: TestApp;
+  let admin: { token: string };
+  let reader: { token: string; uuid: string };
+  let bookId: number;
+  let otherBookId: number;
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await t.admin();
+    reader = await t.user();
+    const makeBook = async (title: string) =>
+      (await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title } }))).id as number;
+    bookId = await makeBook("Coded");
+    otherBookId = await makeBook("Other");
+  });
+  afterAll(() => t.close());
+
+  const create = async (json: Record<string, unknown>) => {
+    const response = await t.call("POST", "/activation-qr-code", { token: admin.token, json });
+    expect(response.status).toBe(201);
+    return ActivationQrCode.parse(await bodyOf(response));
+  };
+
+  test("create answers 201 and Location with a server-made code and the defaults", async () => {
+    const response = await t.call("POST", "/activation-qr-code", {
+      token: admin.token,
+      json: { bookId, label: "  Review copy  ", code: "AAAA-AAAA-AAAA-AAAA" },
+    });
+    expect(response.status).toBe(201);
+    const qr = ActivationQrCode.parse(await bodyOf(response));
+    expect(response.headers.get("location")).toBe(`/activation-qr-code/${qr.id}`);
+    expect(qr).toMatchObject({
+      bookId,
+      batchId: null,
+      enabled: true,
+      maxActivations: 1,
+      activationCount: 0,
+      label: "Review copy",
+      expiresAt: null,
+      createdAt: "2026-11-21T10:00:00.000Z",
+    });
+    expect(isCanonicalActivationCode(qr.code)).toBe(true);
+    expect(qr.code).not.toBe("AAAA-AAAA-AAAA-AAAA");
+    const fetched = await t.call("GET", `/activation-qr-code/${qr.id}`, { token: admin.token });
+    expect(ActivationQrCode.parse(await bodyOf(fetched))).toEqual(qr);
+    const disabled = await create({ bookId, enabled: false, maxActivations: 1_000_000 });
+    expect(disabled).toMatchObject({ enabled: false, maxActivations: 1_000_000, label: null });
+  });
+
+  test("bad input is VALIDATION_FAILED naming the field; an unknown book is one too", async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{}, "bookId"],
+      [{ bookId: 987654 }, "bookId"],
+      [{ bookId, maxActivations: 0 }, "maxActivations"],
+      [{ bookId, maxActivations: 1_000_001 }, "maxActivations"],
+      [{ bookId, maxActivations: 1.5 }, "maxActivations"],
+      [{ bookId, label: "x".repeat(201) }, "label"],
+      [{ bookId, enabled: "yes" }, "enabled"],
+    ];
+    for (const [json, field] of cases) {
+      const response = await t.call("POST", "/activation-qr-code", { token: admin.token, json });
+      expect(response.status).toBe(400);
+      const body = await bodyOf(response);
+      expect(body.code).toBe("VALIDATION_FAILED");
+      expect(body.errors.map((e: { path: string }) => e.path)).toContain(field);
+    }
+    const notObject = await t.call("POST", "/activation-qr-code", { token: admin.token, json: [1] });
+    expect((await bodyOf(notObject)).code).toBe("INVALID_DEFINITION");
+  });
+
+  test("get: bad id → 400, unknown → 404", async () => {
+    expect((await t.call("GET", "/activation-qr-code/abc", { token: admin.token })).status).toBe(400);
+    const missing = await t.call("GET", "/activation-qr-code/424242", { token: admin.token });
+    expect(missing.status).toBe(404);
+    expect((await bodyOf(missing)).code).toBe("NOT_FOUND");
+  });
+
+  test("en-disable switches the code and answers it", async () => {
+    const qr = await create({ bookId });
+    t.clock.advance(1000);
+    const off = await t.call("POST", `/activation-qr-code/${qr.id}/en-disable`, {
+      token: admin.token,
+      json: { enabled: false },
+    });
+    expect(off.status).toBe(200);
+    const disabled = ActivationQrCode.parse(await bodyOf(off));
+    expect(disabled.enabled).toBe(false);
+    expect(disabled.updatedAt).not.toBe(qr.updatedAt);
+    const on = await t.call("POST", `/activation-qr-code/${qr.id}/en-disable`, {
+      token: admin.token,
+      json: { enabled: true },
+    });
+    expect(ActivationQrCode.parse(await bodyOf(on)).enabled).toBe(true);
+    const bad = await t.call("POST", `/activation-qr-code/${qr.id}/en-disable`, {
+      token: admin.token,
+      json: {},
+    });
+    expect(bad.status).toBe(400);
+    expect((await bodyOf(bad)).code).toBe("VALIDATION_FAILED");
+    const missing = await t.call("POST", "/activation-qr-code/424242/en-disable", {
+      token: admin.token,
+      json: { enabled: false },
+    });
+    expect(missing.status).toBe(404);
+  });
+
+  test("batch: up to 10,000 distinct codes at once, expiresAt stored", async () => {
+    const response = await t.call("POST", "/activation-qr-code/batch", {
+      token: admin.token,
+      json: {
+        bookId: otherBookId,
+        quantity: 10_000,
+        maxActivations: 3,
+        label: "Print run",
+        expiresAt: "2027-12-31T23:59:59+01:00",
+      },
+    });
+    expect(response.status).toBe(201);
+    const codes = QrCodes.parse(await bodyOf(response));
+    expect(codes).toHaveLength(10_000);
+    expect(new Set(codes.map((qr) => qr.code)).size).toBe(10_000);
+    expect(codes.every((qr) => isCanonicalActivationCode(qr.code))).toBe(true);
+    expect(codes[0]).toMatchObject({
+      bookId: otherBookId,
+      batchId: null,
+      maxActivations: 3,
+      activationCount: 0,
+      enabled: true,
+      label: "Print run",
+      expiresAt: "2027-12-31T22:59:59.000Z",
+    });
+    const count = await t.call("GET", `/activation-qr-code/ofbook/${otherBookId}/count`, {
+      token: admin.token,
+    });
+    expect(await count.text()).toBe("10000");
+  });
+
+  test("batch: bounds of quantity and a missing book", async () => {
+    for (const [json, field] of [
+      [{ bookId, quantity: 0 }, "quantity"],
+      [{ bookId, quantity: 10_001 }, "quantity"],
+      [{ bookId }, "quantity"],
+      [{ bookId, quantity: 2, expiresAt: "tomorrow" }, "expiresAt"],
+      [{ bookId: 987654, quantity: 2 }, "bookId"],
+    ] as const) {
+      const response = await t.call("POST", "/activation-qr-code/batch", { token: admin.token, json });
+      expect(response.status).toBe(400);
+      const body = await bodyOf(response);
+      expect(body.code).toBe("VALIDATION_FAILED");
+      expect(body.errors.map((e: { path: string }) => e.path)).toContain(field);
+    }
+  });
+
+  test("batch: all or nothing — a failure in a later chunk leaves no code behind", async () => {
+    const { db } = t.deps;
+    // Raw DDL: the SQLite builder runs it with run(), the Postgres one with execute().
+    const ddl = db.orm as unknown as { run(query: SQL): unknown; execute(query: SQL): Promise<unknown> };
+    const book = await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "Half" } }));
+    // A trigger that refuses the 700th code of this book: the first chunk of 500 has been inserted by then.
+    if (testDialect === "sqlite") {
+      ddl.run(
+        sql.raw(`CREATE TRIGGER refuse_700 BEFORE INSERT ON activation_qr_code
+          WHEN NEW.book_id = ${book.id} AND (SELECT count(*) FROM activation_qr_code WHERE book_id = ${book.id}) >= 699
+          BEGIN SELECT RAISE(ABORT, 'refused by test'); END`),
+      );
+    } else {
+      await ddl.execute(
+        sql.raw(`CREATE FUNCTION refuse_700() RETURNS trigger AS $$ BEGIN
+          IF NEW.book_id = ${book.id} AND (SELECT count(*) FROM activation_qr_code WHERE book_id = ${book.id}) >= 699
+          THEN RAISE EXCEPTION 'refused by test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`),
+      );
+      await ddl.execute(
+        sql.raw(
+          "CREATE TRIGGER refuse_700 BEFORE INSERT ON activation_qr_code FOR EACH ROW EXECUTE FUNCTION refuse_700()",
+        ),
+      );
+    }
+    const response = await t.call("POST", "/activation-qr-code/batch", {
+      token: admin.token,
+      json: { bookId: book.id, quantity: 1000 },
+    });
+    expect(response.status).toBe(500);
+    expect((await bodyOf(response)).code).toBe("INTERNAL_ERROR");
+    const count = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/count`, { token: admin.token });
+    expect(await count.text()).toBe("0");
+    const small = await t.call("POST", "/activation-qr-code/batch", {
+      token: admin.token,
+      json: { bookId: book.id, quantity: 600 },
+    });
+    expect(small.status).toBe(201);
+    expect(QrCodes.parse(await bodyOf(small))).toHaveLength(600);
+  });
+
+  test("lists: whole, sorted, paged, HAL rel activationQrCodes; counts", async () => {
+    const book = await bodyOf(
+      await t.call("POST", "/book", { token: admin.token, json: { title: "Listed" } }),
+    );
+    const made = [];
+    for (const enabled of [true, false, true]) {
+      t.clock.advance(1000);
+      made.push(await create({ bookId: book.id, enabled }));
+    }
+    const ofBook = await t.call("GET", `/activation-qr-code/ofbook/${book.id}`, { token: admin.token });
+    expect(ofBook.status).toBe(200);
+    expect(ofBook.headers.get("x-total-count")).toBe("3");
+    expect(QrCodes.parse(await bodyOf(ofBook)).map((qr) => qr.id)).toEqual(made.map((qr) => qr.id));
+
+    const sorted = await t.call(
+      "GET",
+      `/activation-qr-code/ofbook/${book.id}?sort=enabled&sort=createdAt,desc`,
+      {
+        token: admin.token,
+      },
+    );
+    expect(QrCodes.parse(await bodyOf(sorted)).map((qr) => qr.id)).toEqual([
+      made[1]!.id,
+      made[2]!.id,
+      made[0]!.id,
+    ]);
+
+    const paged = await t.call("GET", `/activation-qr-code/ofbook/${book.id}?page=1&size=2`, {
+      token: admin.token,
+      headers: { Accept: "application/hal+json" },
+    });
+    expect(paged.headers.get("content-type")).toBe("application/hal+json");
+    const hal = await bodyOf(paged);
+    expect(hal._embedded.activationQrCodes).toHaveLength(1);
+    expect(QrCodes.parse(hal._embedded.activationQrCodes)[0]!.id).toBe(made[2]!.id);
+    expect(hal._embedded.activationQrCodes[0]._links.qr.href).toBe(
+      `http://localhost/activation-qr-code/${made[2]!.id}/qr`,
+    );
+    expect(hal.page).toEqual({ size: 2, number: 1, totalElements: 3, totalPages: 2 });
+
+    const all = await t.call("GET", "/activation-qr-code?size=5&sort=bookId,desc", { token: admin.token });
+    expect(all.status).toBe(200);
+    const total = Number(all.headers.get("x-total-count"));
+    expect(QrCodes.parse(await bodyOf(all))).toHaveLength(5);
+    const count = await t.call("GET", "/activation-qr-code/count", { token: admin.token });
+    expect(count.headers.get("content-type")).toBe("text/plain;charset=UTF-8");
+    expect(Number(await count.text())).toBe(total);
+    expect(total).toBeGreaterThan(10_000);
+
+    for (const query of ["?sort=code", "?sort=id,up"]) {
+      const response = await t.call("GET", `/activation-qr-code${query}`, { token: admin.token });
+      expect(response.status).toBe(400);
+      expect((await bodyOf(response)).code).toBe("VALIDATION_FAILED");
+    }
+    for (const path of ["/activation-qr-code/ofbook/424242", "/activation-qr-code/ofbook/424242/count"]) {
+      const response = await t.call("GET", path, { token: admin.token });
+      expect(response.status).toBe(404);
+      expect((await bodyOf(response)).code).toBe("NOT_FOUND");
+    }
+  });
+
+  test("null-activations: the book's codes no activation has been made from", async () => {
+    const book = await bodyOf(
+      await t.call("POST", "/book", { token: admin.token, json: { title: "Unused" } }),
+    );
+    const [used, partly, unused] = [
+      await create({ bookId: book.id }),
+      await create({ bookId: book.id, maxActivations: 5 }),
+      await create({ bookId: book.id, enabled: false }),
+    ];
+    const other = await t.user();
+    for (const [qr, user] of [
+      [used, reader],
+      [partly, other],
+    ] as const) {
+      const redeemed = await t.call("POST", "/activation/by-qr-code", {
+        token: user.token,
+        json: { code: qr!.code },
+      });
+      expect(redeemed.status).toBe(201);
+    }
+    const response = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/null-activations`, {
+      token: admin.token,
+    });
+    expect(response.status).toBe(200);
+    const body = NullActivations.parse(await bodyOf(response));
+    expect(body.bookId).toBe(book.id);
+    expect(body.count).toBe(1);
+    expect(body.qrCodes.map((qr) => qr.id)).toEqual([unused!.id]);
+
+    const missing = await t.call("GET", "/activation-qr-code/ofbook/424242/null-activations", {
+      token: admin.token,
+    });
+    expect(missing.status).toBe(404);
+  });
+
+  test("the QR symbol: a PNG of the requested width that decodes to the code; ETag and 304", async () => {
+    const qr = await create({ bookId });
+    const response = await t.call("GET", `/activation-qr-code/${qr.id}/qr`, { token: admin.token });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/png");
+    const etag = response.headers.get("etag");
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    const png = new Uint8Array(await response.arrayBuffer());
+    expect(pngSize(png)).toEqual({ width: 512, height: 512 });
+    expect(decodeQr(png)).toBe(qr.code);
+    // Module by module the symbol is qrcode's at error correction M, inside a quiet zone of 4 modules.
+    const symbol = QRCode.create(qr.code, { errorCorrectionLevel: "M" });
+    const modules = symbol.modules.size;
+    const scale = 512 / (modules + 8);
+    const image = pngPixels(png);
+    for (let row = -4; row < modules + 4; row++) {
+      for (let col = -4; col < modules + 4; col++) {
+        const inside = row >= 0 && col >= 0 && row < modules && col < modules;
+        const expected = inside && symbol.modules.get(row, col) === 1;
+        const [x, y] = [Math.floor((col + 4.5) * scale), Math.floor((row + 4.5) * scale)];
+        expect(image.dark(x, y)).toBe(expected);
+      }
+    }
+
+    const again = await t.call("GET", `/activation-qr-code/${qr.id}/qr`, {
+      token: admin.token,
+      headers: { "If-None-Match": etag! },
+    });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(await again.text()).toBe("");
+
+    const small = await t.call("GET", `/activation-qr-code/${qr.id}/qr?size=64`, {
+      token: admin.token,
+      headers: { "If-None-Match": etag! },
+    });
+    expect(small.status).toBe(200);
+    expect(small.headers.get("etag")).not.toBe(etag);
+    expect(pngSize(new Uint8Array(await small.arrayBuffer())).width).toBe(64);
+    const large = await t.call("GET", `/activation-qr-code/${qr.id}/qr?size=2048`, { token: admin.token });
+    const largePng = new Uint8Array(await large.arrayBuffer());
+    expect(pngSize(largePng).width).toBe(2048);
+    expect(decodeQr(largePng)).toBe(qr.code);
+
+    for (const size of ["63", "2049", "big"]) {
+      const bad = await t.call("GET", `/activation-qr-code/${qr.id}/qr?size=${size}`, { token: admin.token });
+      expect(bad.status).toBe(400);
+      expect((await bodyOf(bad)).code).toBe("VALIDATION_FAILED");
+    }
+    expect((await t.call("GET", "/activation-qr-code/424242/qr", { token: admin.token })).status).toBe(404);
+  });
+
+  test("the symbol carries QR_PAYLOAD_TEMPLATE with the code filled in", async () => {
+    const other = await createTestApp({
+      env: { QR_PAYLOAD_TEMPLATE: "https://books.example.com/redeem?code={code}" },
+    });
+    try {
+      const otherAdmin = await other.admin();
+      const book = await bodyOf(
+        await other.call("POST", "/book", { token: otherAdmin.token, json: { title: "T" } }),
+      );
+      const created = await other.call("POST", "/activation-qr-code", {
+        token: otherAdmin.token,
+        json: { bookId: book.id },
+      });
+      const qr = ActivationQrCode.parse(await bodyOf(created));
+      const response = await other.call("GET", `/activation-qr-code/${qr.id}/qr?size=400`, {
+        token: otherAdmin.token,
+      });
+      const png = new Uint8Array(await response.arrayBuffer());
+      expect(decodeQr(png)).toBe(`https://books.example.com/redeem?code=${qr.code}`);
+      // The template takes part in the validator: the same code and size under another template differ.
+      const plain = await t.call("GET", `/activation-qr-code/${(await create({ bookId })).id}/qr?size=400`, {
+        token: admin.token,
+      });
+      expect(plain.headers.get("etag")).not.toBe(response.headers.get("etag"));
+    } finally {
+      await other.close();
+    }
+  });
+});

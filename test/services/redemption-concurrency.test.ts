@@ -1,0 +1,164 @@
+// Racing redemptions: the database, not the application, must keep a code from handing out more
+// than maxActivations. On SQLite withTransaction serialises the transactions; on Postgres
+// (TEST_DATABASE_URL) they run on a pool of connections and race for real.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { count, eq } from "drizzle-orm";
+import { TokenSigner } from "../../src/auth/tokens";
+import { insertSession } from "../../src/repositories/sessions";
+import { Activation } from "../../src/routes/activations/activations.schemas";
+import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
+import { testDialect } from "../helpers/databases";
+import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+
+const PARALLEL = 60;
+
+describe(`concurrent redemptions (${testDialect})`, () => {
+  let t: TestApp;
+  let adminToken: string;
+  let signer: TokenSigner;
+  beforeAll(async () => {
+    // Throttling off: the losers' failures are expected here, not guesses.
+    t = await createTestApp({ env: { THROTTLE: "off" } });
+    adminToken = (await t.admin()).token;
+    signer = new TokenSigner(t.deps.jwtSecret, t.config.jwtIssuer);
+  });
+  afterAll(() => t.close());
+
+  /** A user with a live session, made directly: registering 60 users would mostly measure bcrypt. */
+  const mintUser = async () => {
+    const uuid = crypto.randomUUID();
+    const sid = crypto.randomUUID();
+    const now = t.clock.now();
+    const expiresAt = new Date(now.getTime() + 86_400_000);
+    await insertSession(t.deps.db, {
+      id: sid,
+      userUuid: uuid,
+      storeUserId: "0",
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt,
+      userAgent: null,
+      clientAddress: null,
+    });
+    const token = signer.sign({
+      sub: uuid,
+      sid,
+      roles: ["user"],
+      email: `${uuid}@example.com`,
+      iat: Math.floor(now.getTime() / 1000),
+      exp: Math.floor(expiresAt.getTime() / 1000),
+    });
+    return { uuid, token };
+  };
+
+  const setUp = async (maxActivations: number) => {
+    const book = await bodyOf(
+      await t.call("POST", "/book", { token: adminToken, json: { title: `k=${maxActivations}` } }),
+    );
+    const created = await t.call("POST", "/activation-qr-code", {
+      token: adminToken,
+      json: { bookId: book.id, maxActivations },
+    });
+    const qr = ActivationQrCode.parse(await bodyOf(created));
+    return { bookId: book.id as number, qr };
+  };
+
+  const activationsOf = async (bookId: number) => {
+    const { db } = t.deps;
+    const [row] = await db.orm
+      .select({ n: count() })
+      .from(db.tables.activation)
+      .where(eq(db.tables.activation.bookId, bookId));
+    return Number(row?.n);
+  };
+
+  const activationCountOf = async (qrId: number) => {
+    const response = await t.call("GET", `/activation-qr-code/${qrId}`, { token: adminToken });
+    return ActivationQrCode.parse(await bodyOf(response)).activationCount;
+  };
+
+  for (const k of [1, 5]) {
+    test(`${PARALLEL} users redeem one code with maxActivations=${k} at once: exactly ${k} activations`, async () => {
+      const { bookId, qr } = await setUp(k);
+      const users = await Promise.all(Array.from({ length: PARALLEL }, mintUser));
+      const responses = await Promise.all(
+        users.map((user) =>
+          t.call("POST", "/activation/by-qr-code", { token: user.token, json: { code: qr.code } }),
+        ),
+      );
+      const statuses = responses.map((response) => response.status);
+      expect(statuses.filter((status) => status === 201)).toHaveLength(k);
+      expect(statuses.filter((status) => status === 409)).toHaveLength(PARALLEL - k);
+      const bodies = await Promise.all(responses.map((response) => bodyOf(response)));
+      const winners = bodies.filter((_, i) => statuses[i] === 201).map((body) => Activation.parse(body));
+      expect(new Set(winners.map((a) => a.userUuid)).size).toBe(k);
+      expect(winners.every((a) => a.qrCodeId === qr.id && a.bookId === bookId)).toBe(true);
+      for (const body of bodies.filter((_, i) => statuses[i] === 409))
+        expect(body.code).toBe("QR_CODE_EXHAUSTED");
+      expect(await activationsOf(bookId)).toBe(k);
+      expect(await activationCountOf(qr.id)).toBe(k);
+    });
+  }
+
+  test("one user redeeming twenty times at once gets one activation, and the code is consumed once", async () => {
+    const { bookId, qr } = await setUp(5);
+    const user = await mintUser();
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.call("POST", "/activation/by-qr-code", { token: user.token, json: { code: qr.code } }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(19);
+    const activations = await Promise.all(
+      responses.map(async (response) => Activation.parse(await bodyOf(response))),
+    );
+    expect(new Set(activations.map((a) => a.id)).size).toBe(1);
+    expect(await activationsOf(bookId)).toBe(1);
+    expect(await activationCountOf(qr.id)).toBe(1);
+  });
+
+  test("one user, one single-use code, racing: one 201, the rest 200 with the same activation", async () => {
+    const { bookId, qr } = await setUp(1);
+    const user = await mintUser();
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.call("POST", "/activation/by-qr-code", { token: user.token, json: { code: qr.code } }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([201, ...Array.from({ length: 19 }, () => 200)].sort());
+    expect(await activationsOf(bookId)).toBe(1);
+    expect(await activationCountOf(qr.id)).toBe(1);
+  });
+
+  test("redemptions racing deletions never break the count", async () => {
+    const { bookId, qr } = await setUp(3);
+    const users = await Promise.all(Array.from({ length: 40 }, mintUser));
+    // Three holders first, then: their activations are deleted while 40 others race for the slots.
+    const holders = await Promise.all(Array.from({ length: 3 }, mintUser));
+    const held = [];
+    for (const holder of holders) {
+      const response = await t.call("POST", "/activation/by-qr-code", {
+        token: holder.token,
+        json: { code: qr.code },
+      });
+      held.push(Activation.parse(await bodyOf(response)));
+    }
+    const [redemptions, deletions] = await Promise.all([
+      Promise.all(
+        users.map((user) =>
+          t.call("POST", "/activation/by-qr-code", { token: user.token, json: { code: qr.code } }),
+        ),
+      ),
+      Promise.all(held.map((a) => t.call("DELETE", `/activation/${a.id}`, { token: adminToken }))),
+    ]);
+    expect(deletions.map((response) => response.status)).toEqual([200, 200, 200]);
+    const created = redemptions.filter((response) => response.status === 201).length;
+    expect(created).toBeLessThanOrEqual(3);
+    const remaining = await activationsOf(bookId);
+    expect(remaining).toBe(created);
+    expect(await activationCountOf(qr.id)).toBe(remaining);
+  });
+});

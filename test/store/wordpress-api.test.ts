@@ -1,0 +1,151 @@
+// The real app over the WordPress store: logging in the fixture shop's users, registering, /health,
+// and the answers a client gets while the shop's database is down.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { RowDataPacket } from "mysql2/promise";
+import { Session } from "../../src/routes/authentication/authentication.schemas";
+import { Health } from "../../src/routes/service/service.routes";
+import { WordPressStore } from "../../src/store/wordpress";
+import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { createWordPressDatabase, storeServerUrl, type WordPressDatabase } from "../helpers/wordpress";
+
+const UUID_KEY = "_bookdist_uuid";
+// Nobody is an admin by e-mail here, so admin roles can only come from the shop's capabilities.
+const env = { ADMIN_EMAILS: "nobody@example.invalid" };
+
+function wordPressApp(url: string): Promise<TestApp> {
+  return createTestApp({
+    env,
+    store: (deps) =>
+      new WordPressStore({ url, tablePrefix: "wp_", uuidMetaKey: UUID_KEY, db: deps.db, clock: deps.clock }),
+  });
+}
+
+const fixtureLogins = [
+  { name: "admin", password: "correct horse battery staple", roles: ["user", "admin"] },
+  { name: "manager@example.com", password: "Pässwörd-日本語-🔐", roles: ["user", "admin"] },
+  { name: "Jane.Doe@Example.com", password: 'it\'s "quoted"', roles: ["user"] },
+] as const;
+
+describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
+  let wp: WordPressDatabase;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    wp = await createWordPressDatabase(storeServerUrl!);
+    t = await wordPressApp(wp.url);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await wp?.drop();
+  });
+
+  test.each(fixtureLogins)(
+    "POST /authentication/login as $name gives 200 and roles $roles",
+    async (fixture) => {
+      const response = await t.call("POST", "/authentication/login", {
+        json: { email: fixture.name, password: fixture.password },
+      });
+      expect(response.status).toBe(200);
+      const session = Session.parse(await bodyOf(response));
+      expect(session.user.roles).toEqual([...fixture.roles]);
+
+      const me = await t.call("GET", "/authentication/me", { token: session.token });
+      expect(me.status).toBe(200);
+      expect(await bodyOf(me)).toMatchObject({ uuid: session.user.uuid, roles: [...fixture.roles] });
+    },
+  );
+
+  test("a wrong password gives 401 AUTHENTICATION_FAILED", async () => {
+    const response = await t.call("POST", "/authentication/login", {
+      json: { email: "jane.doe", password: "it's quoted" },
+    });
+    expect(response.status).toBe(401);
+    expect(await bodyOf(response)).toMatchObject({ code: "AUTHENTICATION_FAILED" });
+  });
+
+  test("POST /authentication/register creates a WooCommerce customer in the shop", async () => {
+    const response = await t.call("POST", "/authentication/register", {
+      json: {
+        email: "new.reader@example.com",
+        password: "a long enough passphrase",
+        firstName: "New",
+        lastName: "Reader",
+      },
+    });
+    expect(response.status).toBe(201);
+    const session = Session.parse(await bodyOf(response));
+    expect(session.user).toMatchObject({
+      login: "new.reader",
+      roles: ["user"],
+      firstName: "New",
+      lastName: "Reader",
+    });
+
+    const [users] = await wp.admin.query<RowDataPacket[]>(
+      "SELECT ID, user_login FROM wp_users WHERE user_email = 'new.reader@example.com'",
+    );
+    expect(users).toHaveLength(1);
+    const [meta] = await wp.admin.query<RowDataPacket[]>(
+      "SELECT meta_key, meta_value FROM wp_usermeta WHERE user_id = ? ORDER BY umeta_id",
+      [users[0]!.ID],
+    );
+    const byKey = new Map(meta.map((row) => [row.meta_key, row.meta_value]));
+    expect(byKey.get("wp_capabilities")).toBe('a:1:{s:8:"customer";b:1;}');
+    expect(byKey.get(UUID_KEY)).toBe(session.user.uuid);
+
+    const again = await t.call("POST", "/authentication/register", {
+      json: { email: "NEW.reader@example.com", password: "a long enough passphrase" },
+    });
+    expect(again.status).toBe(409);
+    expect(await bodyOf(again)).toMatchObject({ code: "EMAIL_ALREADY_EXISTS" });
+
+    const login = await t.call("POST", "/authentication/login", {
+      json: { email: "new.reader", password: "a long enough passphrase" },
+    });
+    expect(login.status).toBe(200);
+  });
+
+  test("GET /health is 200 with the store ok", async () => {
+    const response = await t.call("GET", "/health");
+    expect(response.status).toBe(200);
+    expect(Health.parse(await bodyOf(response))).toEqual({ status: "ok", database: "ok", store: "ok" });
+  });
+});
+
+describe("the app over a WordPress shop that is down", () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await wordPressApp("mysql://root@127.0.0.1:1/wordpress");
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  test("login and register answer 503 SERVICE_UNAVAILABLE problem+json, telling nothing of the driver", async () => {
+    const requests = [
+      t.call("POST", "/authentication/login", { json: { email: "jane.doe", password: "whatever" } }),
+      t.call("POST", "/authentication/register", {
+        json: { email: "someone@example.com", password: "a long enough passphrase" },
+      }),
+    ];
+    for (const response of await Promise.all(requests)) {
+      expect(response.status).toBe(503);
+      expect(response.headers.get("content-type")).toStartWith("application/problem+json");
+      expect(response.headers.get("retry-after")).toBe("5");
+      const text = await response.text();
+      expect(text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|mysql|at /i);
+      expect(JSON.parse(text)).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE" });
+    }
+  });
+
+  test("GET /health is 503 with the store unavailable", async () => {
+    const response = await t.call("GET", "/health");
+    expect(response.status).toBe(503);
+    expect(Health.parse(await bodyOf(response))).toEqual({
+      status: "unavailable",
+      database: "ok",
+      store: "unavailable",
+    });
+  });
+});
