@@ -11,7 +11,14 @@ Bun.serve({
   async fetch(request) {
     if (mode === "download") return new Response(Bun.file(path));
     if (!request.body) return new Response("no body", { status: 400 });
-    const written = await Bun.write(`${path}.${crypto.randomUUID()}`, new Response(request.body));
+    // Chunk by chunk to the file, as the service does, so neither side holds the body in memory.
+    const writer = Bun.file(`${path}.${crypto.randomUUID()}`).writer();
+    let written = 0;
+    for await (const chunk of request.body) {
+      writer.write(chunk);
+      written += chunk.byteLength;
+    }
+    await writer.end();
     return Response.json({ written });
   },
 });

@@ -178,8 +178,11 @@ try {
   curl([
     "-o",
     "/dev/null",
-    "--data-binary",
-    `@${bigArchive}`,
+    // -T streams the file from disk; --data-binary @file would read all of it into curl's memory.
+    "-X",
+    "POST",
+    "-T",
+    bigArchive,
     "-H",
     "Content-Type: application/octet-stream",
     `http://127.0.0.1:${ports.bareUpload}/`,
