@@ -9,7 +9,7 @@ export function requestLogger(): MiddlewareHandler<AppBindings> {
     c.get("deps").logger.info("request", {
       requestId: c.get("requestId"),
       method: c.req.method,
-      path: new URL(c.req.url).pathname,
+      path: c.req.path,
       status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     });

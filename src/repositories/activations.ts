@@ -46,7 +46,7 @@ export async function countActivations(db: Database, filter: ActivationFilter = 
 
 export async function findActivation(db: Database, id: number): Promise<ActivationRow | undefined> {
   const { activation } = db.tables;
-  const [row] = await db.orm.select().from(activation).where(eq(activation.id, id)).limit(1);
+  const [row] = await db.orm.select().from(activation).where(eq(activation.id, id));
   return row;
 }
 
@@ -59,8 +59,8 @@ export async function findActivationOfUser(
   const [row] = await db.orm
     .select()
     .from(activation)
-    .where(and(eq(activation.userUuid, userUuid), eq(activation.bookId, bookId)))
-    .limit(1);
+    // (user, book) is unique: no `.limit(1)`, whose bound LIMIT costs SQLite a re-prepare.
+    .where(and(eq(activation.userUuid, userUuid), eq(activation.bookId, bookId)));
   return row;
 }
 

@@ -39,7 +39,7 @@ export async function countBookVersions(db: Database, bookId?: number): Promise<
 
 export async function findBookVersion(db: Database, id: number): Promise<BookVersionRow | undefined> {
   const { bookVersion } = db.tables;
-  const [row] = await db.orm.select().from(bookVersion).where(eq(bookVersion.id, id)).limit(1);
+  const [row] = await db.orm.select().from(bookVersion).where(eq(bookVersion.id, id));
   return row;
 }
 

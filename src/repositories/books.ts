@@ -54,8 +54,8 @@ const findBookStatement = preparedPer((db) => {
   const query = db.orm
     .select()
     .from(book)
-    .where(eq(book.id, sql.placeholder("id")))
-    .limit(1);
+    // A key lookup needs no `.limit(1)` (a bound LIMIT costs SQLite a re-prepare; see sessions.ts).
+    .where(eq(book.id, sql.placeholder("id")));
   return prepareNamed(query, "find_book");
 });
 

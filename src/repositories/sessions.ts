@@ -39,8 +39,9 @@ const findSessionStatement = preparedPer((db) => {
   const query = db.orm
     .select()
     .from(userSession)
-    .where(eq(userSession.id, sql.placeholder("id")))
-    .limit(1);
+    // No `.limit(1)` on a key lookup: Drizzle binds the limit as a parameter, and a bound LIMIT
+    // makes SQLite re-prepare the statement on every run (~3 µs of the ~5 µs it costs).
+    .where(eq(userSession.id, sql.placeholder("id")));
   return prepareNamed(query, "find_session");
 });
 

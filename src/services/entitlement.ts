@@ -9,8 +9,8 @@ export async function hasActivation(db: Database, userUuid: string, bookId: numb
   const [row] = await db.orm
     .select({ id: activation.id })
     .from(activation)
-    .where(and(eq(activation.userUuid, userUuid), eq(activation.bookId, bookId)))
-    .limit(1);
+    // (user, book) is unique: no `.limit(1)`, whose bound LIMIT costs SQLite a re-prepare.
+    .where(and(eq(activation.userUuid, userUuid), eq(activation.bookId, bookId)));
   return row !== undefined;
 }
 
