@@ -20,6 +20,9 @@ try {
   const store = await openStore(config, database.db, systemClock);
   const blobs = new BlobStore(join(config.dataDir, "blobs"));
   await blobs.init();
+  // Uploads cut off by a crash or SIGKILL of an earlier run leave temp files; none is a blob.
+  const orphans = await blobs.removeOrphanedTempFiles();
+  if (orphans > 0) logger.info("removed temp files of interrupted uploads", { files: orphans });
   const deps: Deps = {
     config,
     db: database.db,

@@ -1,12 +1,14 @@
 // One table-driven access test over the generated OpenAPI document: every operation refuses a
 // caller without credentials (401) and a caller below its level (403).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { fixtureBytes } from "./helpers/android-tools";
 import { bodyOf, createTestApp, type TestApp } from "./helpers/test-app";
+import { multipartFile } from "./helpers/zip";
 
 interface Operation {
   method: string;
   path: string;
-  level: "public" | "user" | "owner" | "entitled" | "admin";
+  level: "public" | "user" | "owner" | "entitled" | "published" | "admin";
   operationId: string;
 }
 
@@ -30,6 +32,9 @@ describe("access levels", () => {
   let reader: { token: string; uuid: string };
   let bookId: number;
   let versionId: number;
+  /** An APK that is not active (and has no file): what `published` routes must guard. */
+  let apkId: number;
+  let activeApkId: number;
   beforeAll(async () => {
     const admin = await t.admin();
     reader = await t.user();
@@ -40,20 +45,42 @@ describe("access levels", () => {
       json: { bookId, versionCode: 1, versionName: "1.0" },
     });
     versionId = (await bodyOf(version)).id;
+    const apk = await t.call("POST", "/apk", {
+      token: admin.token,
+      json: { kind: "launcher", versionCode: 1, versionName: "1.0" },
+    });
+    apkId = (await bodyOf(apk)).id;
+    const active = await t.call("POST", "/apk", {
+      token: admin.token,
+      json: { kind: "bookapp", versionCode: 10, versionName: "1.0" },
+    });
+    activeApkId = (await bodyOf(active)).id;
+    const uploaded = await t.call("POST", `/apk/${activeApkId}/upload`, {
+      token: admin.token,
+      body: multipartFile(fixtureBytes("tinyapp-v2-rsa2048.apk")),
+    });
+    if (uploaded.status !== 200) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
+    await t.call("PUT", `/apk/${activeApkId}`, {
+      token: admin.token,
+      json: { kind: "bookapp", versionCode: 10, versionName: "1.0", active: true },
+    });
   });
   afterAll(() => t.close());
 
   /** A concrete URL for a documented path: existing ids, and someone else's uuid. */
   const urlOf = (path: string) =>
     path
-      .replace("{id}", String(path.startsWith("/bookversion/") ? versionId : bookId))
+      .replace(
+        "{id}",
+        String(path.startsWith("/bookversion/") ? versionId : path.startsWith("/apk/") ? apkId : bookId),
+      )
       .replace("{bookId}", String(bookId))
       .replace("{userUUID}", "00000000-0000-4000-8000-000000000000");
 
   test("every operation declares its level and matching security", () => {
     expect(operations.length).toBeGreaterThan(0);
     for (const op of operations) {
-      expect(["public", "user", "owner", "entitled", "admin"]).toContain(op.level);
+      expect(["public", "user", "owner", "entitled", "published", "admin"]).toContain(op.level);
       const security = doc.paths[op.path]![op.method.toLowerCase()]!.security ?? [];
       expect(security.length === 0).toBe(op.level === "public");
     }
@@ -73,12 +100,34 @@ describe("access levels", () => {
     (op) =>
       op.level === "admin" ||
       op.level === "entitled" ||
+      op.level === "published" ||
       (op.level === "owner" && op.path.includes("{userUUID}")),
   );
   test.each(belowLevel)("$method $path ($level) → 403 for a plain user", async (op) => {
     const response = await t.call(op.method, urlOf(op.path), { token: reader.token });
     expect(response.status).toBe(403);
     expect((await bodyOf(response)).code).toBe("FORBIDDEN");
+  });
+
+  test("published: an active APK's file is public (even past a stale token); any other is admin-only", async () => {
+    const published = operations.filter((op) => op.level === "published");
+    expect(published.map((op) => `${op.method} ${op.path}`)).toEqual(["GET /apk/{id}/download"]);
+    const url = (id: number) => `/apk/${id}/download`;
+    expect((await t.call("GET", url(activeApkId))).status).toBe(200);
+    expect((await t.call("GET", url(activeApkId), { token: reader.token })).status).toBe(200);
+    expect((await t.call("GET", url(activeApkId), { token: "not-a-token" })).status).toBe(200);
+    // Not active, or no such APK: the same answers, so ids cannot be probed.
+    for (const id of [apkId, 999_999]) {
+      expect((await bodyOf(await t.call("GET", url(id)))).code).toBe("UNAUTHORIZED");
+      expect((await bodyOf(await t.call("GET", url(id), { token: reader.token }))).code).toBe("FORBIDDEN");
+      expect((await bodyOf(await t.call("GET", url(id), { token: "not-a-token" }))).code).toBe(
+        "AUTHENTICATION_FAILED",
+      );
+    }
+    const admin = await t.admin();
+    expect((await t.call("GET", url(999_999), { token: admin.token })).status).toBe(404);
+    // The document says so: anonymous access is one of the alternatives.
+    expect(doc.paths["/apk/{id}/download"]!.get!.security).toContainEqual({});
   });
 
   test.each(operations.filter((op) => op.level === "public"))("$method $path is public", async (op) => {

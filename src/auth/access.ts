@@ -1,14 +1,14 @@
 // Access levels are declared on each route; the declaration produces both the enforcing
 // middleware and the OpenAPI `security` entry, so documentation and enforcement cannot drift.
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { errorResponses } from "../lib/openapi";
 import { AppError, type ErrorCode } from "../lib/problems";
 import type { AppBindings } from "../lib/types";
 import { authenticate } from "./authenticate";
 import { isAdmin, type Principal } from "./principal";
 
-export type AccessLevel = "public" | "user" | "owner" | "entitled" | "admin";
+export type AccessLevel = "public" | "user" | "owner" | "entitled" | "published" | "admin";
 
 export const BEARER_SCHEME = "bearerAuth";
 export const BASIC_SCHEME = "basicAuth";
@@ -18,6 +18,7 @@ const levelDescriptions: Record<AccessLevel, string> = {
   user: "Access: any authenticated user.",
   owner: "Access: the user the record or path names, or an admin.",
   entitled: "Access: a user with an activation for the book, or an admin.",
+  published: "Access: public while the record is published (an APK: while it is active); otherwise admin.",
   admin: "Access: admin.",
 };
 
@@ -25,17 +26,29 @@ export const forbidden = (detail = "You may not do this.") => new AppError("FORB
 
 export function requireAccess(level: AccessLevel): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
-    if (level === "public") return next();
-    const principal = await authenticate(c);
-    if (!principal)
-      throw new AppError("UNAUTHORIZED", "This endpoint needs credentials: a Bearer token or HTTP Basic.");
-    if (level === "admin" && !isAdmin(principal)) throw forbidden("This endpoint is for admins.");
-    // `owner` routes that name the user in the path are decided here; the others by the handler.
-    const pathUser = c.req.param("userUUID");
-    if (level === "owner" && pathUser !== undefined) assertOwner(principal, pathUser);
-    c.set("principal", principal);
+    // `published` needs the record to decide: its handler serves a published one to anyone
+    // (credentials unread, so a device's stale token does no harm) and calls authorize(c, "admin")
+    // for the rest.
+    if (level === "public" || level === "published") return next();
+    await authorize(c, level);
     return next();
   };
+}
+
+/** Authenticates the caller and checks `level` (401 without credentials, 403 below it). */
+export async function authorize(
+  c: Context<AppBindings>,
+  level: Exclude<AccessLevel, "public" | "published">,
+): Promise<Principal> {
+  const principal = await authenticate(c);
+  if (!principal)
+    throw new AppError("UNAUTHORIZED", "This endpoint needs credentials: a Bearer token or HTTP Basic.");
+  if (level === "admin" && !isAdmin(principal)) throw forbidden("This endpoint is for admins.");
+  // `owner` routes that name the user in the path are decided here; the others by the handler.
+  const pathUser = c.req.param("userUUID");
+  if (level === "owner" && pathUser !== undefined) assertOwner(principal, pathUser);
+  c.set("principal", principal);
+  return principal;
 }
 
 export function assertOwner(principal: Principal, userUuid: string): void {
@@ -45,7 +58,10 @@ export function assertOwner(principal: Principal, userUuid: string): void {
 }
 
 export function securityFor(level: AccessLevel): Array<Record<string, string[]>> {
-  return level === "public" ? [] : [{ [BEARER_SCHEME]: [] }, { [BASIC_SCHEME]: [] }];
+  if (level === "public") return [];
+  const schemes: Array<Record<string, string[]>> = [{ [BEARER_SCHEME]: [] }, { [BASIC_SCHEME]: [] }];
+  // `{}` is OpenAPI's "no credentials" alternative: what a published record is served with.
+  return level === "published" ? [{}, ...schemes] : schemes;
 }
 
 function accessErrors(level: AccessLevel): ErrorCode[] {

@@ -17,6 +17,7 @@ export const RangeHeaders = z.object({
     .openapi({
       param: { name: "if-none-match", in: "header" },
       description: "A previous ETag: 304 when it still matches",
+      example: '"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"',
     }),
   "if-range": z
     .string()
@@ -24,6 +25,7 @@ export const RangeHeaders = z.object({
     .openapi({
       param: { name: "if-range", in: "header" },
       description: "Honour Range only while this ETag or date still matches",
+      example: '"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"',
     }),
 });
 

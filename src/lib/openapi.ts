@@ -1,6 +1,6 @@
 // Schemas and response declarations shared by every route module.
 import { z } from "@hono/zod-openapi";
-import { type ErrorCode, PROBLEM_CONTENT_TYPE, statusOf, titleOf } from "./problems";
+import { type ErrorCode, kebab, PROBLEM_CONTENT_TYPE, type Problem, statusOf, titleOf } from "./problems";
 
 export const JSON_CONTENT_TYPE = "application/json";
 
@@ -18,7 +18,22 @@ export const IdParam = z.object({
 
 export const Timestamp = z.iso.datetime().openapi({ example: "2026-11-21T10:04:05.123Z" });
 
-export const FieldErrorSchema = z.object({ path: z.string(), message: z.string() }).openapi("FieldError");
+/**
+ * A named (registered) schema, or null. `.nullable()` on a named schema makes the library register
+ * the component itself as nullable, so every other use of it (e.g. the 201 of a create) becomes
+ * "object or null" in the document and the generated SDKs; a union leaves the component alone.
+ */
+export function orNull<T extends z.ZodType>(schema: T, description?: string) {
+  const union = z.union([schema, z.null()]);
+  return description ? union.openapi({ description }) : union;
+}
+
+export const FieldErrorSchema = z
+  .object({
+    path: z.string().openapi({ example: "title" }),
+    message: z.string().openapi({ example: "Too small: expected string to have >=1 characters" }),
+  })
+  .openapi("FieldError");
 
 export const ProblemSchema = z
   .object({
@@ -29,10 +44,10 @@ export const ProblemSchema = z
     code: z.string().openapi({ example: "NOT_FOUND" }),
     instance: z.string().openapi({ example: "/book/7" }),
     errors: z.array(FieldErrorSchema).optional(),
-    requestId: z
-      .string()
-      .optional()
-      .openapi({ description: "Present on 500: quote it when reporting the problem." }),
+    requestId: z.string().optional().openapi({
+      description: "Present on 500: quote it when reporting the problem.",
+      example: "5b0e3c52-8a0d-4f5e-9d8e-2f6f0c1a7b34",
+    }),
   })
   .openapi("Problem", { description: "RFC 9457 problem details; `errors` only for VALIDATION_FAILED." });
 
@@ -46,7 +61,7 @@ export const countResponse = {
 
 /**
  * The error responses a route can give, grouped by status, so the OpenAPI document lists every
- * error a client can get.
+ * error a client can get, each code with an example body (Swagger UI offers them by name).
  */
 export function errorResponses(...codes: ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -56,28 +71,54 @@ export function errorResponses(...codes: ErrorCode[]) {
   }
   const responses: Record<
     number,
-    { description: string; content: Record<string, { schema: typeof ProblemSchema; example: unknown }> }
+    {
+      description: string;
+      content: Record<
+        string,
+        { schema: typeof ProblemSchema; examples: Record<string, { summary: string; value: Problem }> }
+      >;
+    }
   > = {};
   for (const [status, group] of byStatus) {
-    const first = group[0]!;
     responses[status] = {
       description: group.map((code) => `${code}: ${titleOf(code)}`).join("; "),
       content: {
         [PROBLEM_CONTENT_TYPE]: {
           schema: ProblemSchema,
-          example: {
-            type: `urn:problem:${first.toLowerCase().replaceAll("_", "-")}`,
-            title: titleOf(first),
-            status,
-            detail: `${titleOf(first)}.`,
-            code: first,
-            instance: "/",
-          },
+          examples: Object.fromEntries(
+            group.map((code) => [code, { summary: titleOf(code), value: exampleProblem(code) }]),
+          ),
         },
       },
     };
   }
   return responses;
+}
+
+const exampleDetails: Partial<Record<ErrorCode, string>> = {
+  NOT_FOUND: "Book 7 was not found.",
+  UNAUTHORIZED: "This endpoint needs credentials: a Bearer token or HTTP Basic.",
+  AUTHENTICATION_FAILED: "The credentials are invalid, expired or ended.",
+  FORBIDDEN: "This endpoint is for admins.",
+  VALIDATION_FAILED: "Invalid body: title: Too small: expected string to have >=1 characters",
+  INVALID_DEFINITION: "The request body is not valid JSON.",
+  INTERNAL_ERROR: "Something went wrong; quote the request id when reporting it.",
+};
+
+/** The problem body a client gets for `code`, as an example for the document. */
+function exampleProblem(code: ErrorCode): Problem {
+  return {
+    type: `urn:problem:${kebab(code)}`,
+    title: titleOf(code),
+    status: statusOf(code),
+    detail: exampleDetails[code] ?? `${titleOf(code)}.`,
+    code,
+    instance: "/book/7",
+    ...(code === "VALIDATION_FAILED"
+      ? { errors: [{ path: "title", message: "Too small: expected string to have >=1 characters" }] }
+      : {}),
+    ...(code === "INTERNAL_ERROR" ? { requestId: "5b0e3c52-8a0d-4f5e-9d8e-2f6f0c1a7b34" } : {}),
+  };
 }
 
 export function jsonContent<T extends z.ZodType>(schema: T, description: string) {

@@ -1,4 +1,4 @@
-import { and, count, eq, gt, lt, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 
 export type QrCodeRow = Database["tables"]["activationQrCode"]["$inferSelect"];
@@ -90,7 +90,7 @@ export async function setQrCodeEnabled(
 }
 
 /**
- * Takes one activation from the code, if it is enabled and not used up: a single conditional
+ * Takes one activation from the code, if it is enabled, not expired and not used up: a single conditional
  * UPDATE, so the database decides between racing redemptions (the row lock on Postgres, the one
  * writer on SQLite). False when nothing was taken.
  */
@@ -99,7 +99,14 @@ export async function consumeActivation(db: Database, id: number, now: Date): Pr
   const rows = await db.orm
     .update(q)
     .set({ activationCount: sql`${q.activationCount} + 1`, updatedAt: now })
-    .where(and(eq(q.id, id), eq(q.enabled, true), lt(q.activationCount, q.maxActivations)))
+    .where(
+      and(
+        eq(q.id, id),
+        eq(q.enabled, true),
+        or(isNull(q.expiresAt), gt(q.expiresAt, now)),
+        lt(q.activationCount, q.maxActivations),
+      ),
+    )
     .returning({ id: q.id });
   return rows.length === 1;
 }

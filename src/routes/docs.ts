@@ -49,6 +49,8 @@ export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
         description: "Distributes digital books and their companion Android apps.",
         license: { name: "Proprietary" },
       },
+      // OpenAPI's default, made explicit: operations are at the root of the host serving this document.
+      servers: [{ url: "/", description: "This server" }],
       tags: apiTags,
     });
     return c.json(document, 200);

@@ -3,6 +3,7 @@ import { apksRouter } from "./apks";
 import { authenticationRouter } from "./authentication";
 import { bookVersionsRouter } from "./book-versions";
 import { booksRouter } from "./books";
+import { qrCodeBatchesRouter } from "./qr-code-batches";
 import { qrCodesRouter } from "./qr-codes";
 import { readerRouter } from "./reader";
 import { serviceRouter } from "./service";
@@ -19,5 +20,6 @@ export const routers = [
   bookVersionsRouter,
   apksRouter,
   activationsRouter,
+  qrCodeBatchesRouter,
   qrCodesRouter,
 ];

@@ -1,10 +1,15 @@
 // The rules of APKs: (kind, versionCode) is unique, at most one APK of a kind is active, and
-// only an APK with an uploaded file can be made active.
+// only an APK with an uploaded file can be made active. An uploaded file must be the build the
+// record describes (same versionCode), and — so that devices can install it over the current
+// app — come from the same package and signer as the active APK of its kind, unless the admin
+// says the change is meant.
 import type { Database } from "#db";
 import { isUniqueViolation, violatedConstraintName } from "../db/errors";
 import { withTransaction } from "../db/transaction";
 import { AppError, notFound } from "../lib/problems";
 import * as apks from "../repositories/apks";
+import type { ApkMetadata } from "../storage/apk-metadata";
+import { recordBlob } from "./files";
 
 export interface ApkInputValue extends apks.ApkFields {
   active?: boolean | undefined;
@@ -55,6 +60,13 @@ export async function replaceApk(
       const current = await apks.findApk(tx, id);
       if (!current) throw notFound(`APK ${id}`);
       if (active && !current.fileSha256) throw noFile(id);
+      // The record describes its file; the file's versionCode cannot change.
+      if (current.fileSha256 && fields.versionCode !== current.versionCode) {
+        throw new AppError(
+          "CONFLICT",
+          `APK ${id} has an uploaded file with versionCode ${current.versionCode}; it cannot become ${fields.versionCode}.`,
+        );
+      }
       if (active) await apks.deactivateOthers(tx, fields.kind, id, now);
       const updated = await apks.updateApk(
         tx,
@@ -86,4 +98,79 @@ export async function removeApk(db: Database, id: number): Promise<apks.ApkRow> 
   const deleted = await apks.deleteApk(db, id);
   if (!deleted) throw notFound(`APK ${id}`);
   return deleted;
+}
+
+/** The bytes behind an active APK's download URL never change under the devices using it. */
+export function assertFileReplaceable(apk: apks.ApkRow): void {
+  if (apk.active) {
+    throw new AppError(
+      "CONFLICT",
+      `APK ${apk.id} is active, so its file cannot be replaced; create a new APK record for the new build.`,
+    );
+  }
+}
+
+export interface ApkUpload {
+  sha256: string;
+  size: number;
+  filename: string | null;
+  metadata: ApkMetadata;
+}
+
+/**
+ * Points the APK at its uploaded file and records what the file says about itself. 409 when the
+ * file's versionCode is not the record's, when the APK is active (the bytes behind an active
+ * APK's download URL never change under devices), or when package or signer differ from the
+ * active APK of the kind without `allowSignerChange`. Signers are compared only when both are
+ * known: an unsigned upload cannot be installed by any device anyway, and an APK recorded
+ * before signers were read has none to compare with.
+ */
+export async function attachApkFile(
+  db: Database,
+  id: number,
+  upload: ApkUpload,
+  options: { allowSignerChange: boolean },
+  now: Date,
+): Promise<apks.ApkRow> {
+  const { metadata } = upload;
+  return withTransaction(db, async (tx) => {
+    const apk = await apks.findApk(tx, id);
+    if (!apk) throw notFound(`APK ${id}`);
+    assertFileReplaceable(apk);
+    if (metadata.versionCode !== apk.versionCode) {
+      throw new AppError(
+        "CONFLICT",
+        `The uploaded APK has versionCode ${metadata.versionCode}, but APK ${id} is versionCode ${apk.versionCode}.`,
+      );
+    }
+    const current = options.allowSignerChange ? undefined : await apks.findActiveApk(tx, apk.kind);
+    if (current?.packageName && current.packageName !== metadata.packageName) {
+      throw new AppError(
+        "CONFLICT",
+        `The uploaded APK is package ${metadata.packageName}, but the active ${apk.kind} (APK ${current.id}) is ${current.packageName}; add ?allowSignerChange=true if the change is meant.`,
+      );
+    }
+    if (current?.signerSha256 && metadata.signerSha256 && current.signerSha256 !== metadata.signerSha256) {
+      throw new AppError(
+        "CONFLICT",
+        `The uploaded APK is signed by certificate SHA-256 ${metadata.signerSha256}, but the active ${apk.kind} (APK ${current.id}) by ${current.signerSha256}; devices cannot update across a signer change. Add ?allowSignerChange=true if it is meant.`,
+      );
+    }
+    await recordBlob(tx, upload.sha256, upload.size, now);
+    const updated = await apks.updateApk(
+      tx,
+      id,
+      {
+        fileSha256: upload.sha256,
+        fileSize: upload.size,
+        fileFilename: upload.filename,
+        fileUploadedAt: now,
+        packageName: metadata.packageName,
+        minSdk: metadata.minSdk,
+        signerSha256: metadata.signerSha256,
+      },
+      now,
+    );
+    return updated!;
+  });
 }

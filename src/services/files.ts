@@ -3,7 +3,8 @@
 import type { Database } from "#db";
 import type { Deps } from "../lib/deps";
 import { type FileToSend, fileResponse } from "../lib/file-response";
-import { inspectApk, inspectPng, inspectZip, type ZipDirectory } from "../storage/file-types";
+import { type InspectedApk, inspectApkMetadata } from "../storage/apk-metadata";
+import { inspectPng, inspectZip, type ZipDirectory } from "../storage/file-types";
 import { type ReceivedUpload, receiveUpload } from "../storage/uploads";
 
 export type UploadKind = "cover" | "archive" | "apk";
@@ -11,13 +12,13 @@ export type UploadKind = "cover" | "archive" | "apk";
 interface Inspected {
   cover: { width: number; height: number };
   archive: ZipDirectory;
-  apk: ZipDirectory;
+  apk: InspectedApk;
 }
 
 const inspectors: { [K in UploadKind]: (path: string, size: number) => Promise<Inspected[K]> } = {
   cover: (path) => inspectPng(path),
   archive: inspectZip,
-  apk: inspectApk,
+  apk: inspectApkMetadata,
 };
 
 function limitOf(deps: Deps, kind: UploadKind): number {

@@ -8,7 +8,9 @@ import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
 import { generateActivationCode } from "../lib/activation-code";
 import { notFound, validationFailed } from "../lib/problems";
+import { qrSvg } from "../lib/qr-vector";
 import { findBook } from "../repositories/books";
+import { insertQrCodeBatch } from "../repositories/qr-code-batches";
 import * as qrCodes from "../repositories/qr-codes";
 
 export interface QrCodeInputValue {
@@ -75,7 +77,10 @@ export async function createQrCode(
   });
 }
 
-/** Makes `quantity` codes in one transaction: either all of them exist afterwards or none. */
+/**
+ * Makes a batch record (the print run) and its `quantity` codes in one transaction: either all
+ * of them exist afterwards or none.
+ */
 export async function createQrCodeBatch(
   db: Database,
   input: QrCodeBatchInputValue,
@@ -86,8 +91,12 @@ export async function createQrCodeBatch(
   return withFreshCodes(() => {
     const codes = new Set<string>();
     while (codes.size < quantity) codes.add(generateActivationCode());
-    const rows = [...codes].map((code) => ({ ...shared, code, enabled: true, batchId: null }));
-    return withTransaction(db, (tx) => qrCodes.insertQrCodes(tx, rows, now));
+    // The batch record and its codes commit together: a print run is never half made.
+    return withTransaction(db, async (tx) => {
+      const batch = await insertQrCodeBatch(tx, shared, now);
+      const rows = [...codes].map((code) => ({ ...shared, code, enabled: true, batchId: batch.id }));
+      return qrCodes.insertQrCodes(tx, rows, now);
+    });
   });
 }
 
@@ -128,4 +137,17 @@ export function qrImageEtag(template: string, code: string, size: number): strin
 /** The PNG of the symbol: error correction M, a quiet zone of 4 modules, `size` pixels wide. */
 export function renderQrPng(template: string, code: string, size: number): Promise<Buffer> {
   return QRCode.toBuffer(qrPayload(template, code), { ...QR_OPTIONS, type: "png", width: size });
+}
+
+/** A strong validator for the SVG; the format is part of it, so it never equals a PNG's. */
+export function qrSvgEtag(template: string, code: string): string {
+  const digest = createHash("sha256")
+    .update(JSON.stringify([qrPayload(template, code), "svg", QR_OPTIONS]))
+    .digest("hex");
+  return `"${digest}"`;
+}
+
+/** The symbol as SVG: the same modules as the PNG, as vector rectangles, quiet zone included. */
+export function renderQrSvg(template: string, code: string): string {
+  return qrSvg(qrPayload(template, code));
 }

@@ -87,6 +87,8 @@ async function attempt(db: Database, userUuid: string, typed: string, now: Date)
         if (!current) throw unknownCode();
         if (!current.enabled)
           throw new AppError("QR_CODE_DISABLED", "This activation code has been disabled.");
+        if (current.expiresAt && current.expiresAt.getTime() <= now.getTime())
+          throw new AppError("QR_CODE_EXPIRED", "This activation code has expired.");
         throw new AppError("QR_CODE_EXHAUSTED", "This activation code has been used up.");
       }
       const activation = await insertActivation(tx, { bookId: qr.bookId, userUuid, qrCodeId: qr.id }, now);

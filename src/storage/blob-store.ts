@@ -2,6 +2,7 @@
 // only once it is complete, checked and on disk, so a crash never leaves a half file visible.
 import { randomUUID } from "node:crypto";
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { AppError } from "../lib/problems";
 
@@ -28,6 +29,25 @@ export interface BlobInfo {
 const SHA256 = /^[0-9a-f]{64}$/;
 const SHARD = /^[0-9a-f]{2}$/;
 const TEMP_SUFFIX = ".part";
+/**
+ * Temp files are named `<pid>@<host>.<uuid>.part`, so that a restarted server can tell the
+ * leftovers of a killed process on this machine from uploads still running in another process
+ * (several instances may share one blob volume).
+ */
+const TEMP_OWNER = `${process.pid}@${hostname().replace(/[^A-Za-z0-9.-]/g, "_")}`;
+const OWNED_TEMP = /^(\d+)@(.+)\.[0-9a-f-]{36}\.part$/;
+/** This process's start: a temp file of our own pid older than that is from an earlier incarnation. */
+const PROCESS_STARTED_MS = performance.timeOrigin;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is just not ours to signal.
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
 
 /** Reads a web stream through its reader so that stopping early cancels it (the client's upload). */
 async function* chunksOf(source: ByteSource): AsyncIterable<Uint8Array> {
@@ -104,7 +124,7 @@ export class BlobStore {
    * On any failure the temp file is removed and the error is rethrown.
    */
   async write<T = undefined>(source: ByteSource, options: WriteOptions<T>): Promise<WrittenBlob<T>> {
-    const tempPath = join(this.tempDir, `${randomUUID()}${TEMP_SUFFIX}`);
+    const tempPath = join(this.tempDir, `${TEMP_OWNER}.${randomUUID()}${TEMP_SUFFIX}`);
     const handle = await open(tempPath, "wx");
     let handleOpen = true;
     try {
@@ -164,6 +184,29 @@ export class BlobStore {
       const path = join(this.tempDir, name);
       const info = await stat(path).catch(() => null);
       if (!info?.isFile() || info.mtimeMs >= cutoff) continue;
+      await rm(path, { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  /**
+   * Removes the temp files of uploads that a process on this machine left behind when it was
+   * killed (they never became blobs). Run at start-up, so a crash leaves nothing for an hour;
+   * files of live processes and of other machines wait for removeStaleTempFiles.
+   */
+  async removeOrphanedTempFiles(): Promise<number> {
+    const [ownPid, ownHost] = TEMP_OWNER.split("@") as [string, string];
+    let removed = 0;
+    for (const name of await readdirOrEmpty(this.tempDir)) {
+      const owner = OWNED_TEMP.exec(name);
+      if (!owner || owner[2] !== ownHost) continue;
+      const path = join(this.tempDir, name);
+      if (owner[1] === ownPid) {
+        // Our pid, reused (a container's pid 1): only a file from before this process started.
+        const info = await stat(path).catch(() => null);
+        if (!info?.isFile() || info.mtimeMs >= PROCESS_STARTED_MS) continue;
+      } else if (processAlive(Number(owner[1]))) continue;
       await rm(path, { force: true });
       removed++;
     }

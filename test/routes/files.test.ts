@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import QRCode from "qrcode";
 import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
 import { Book } from "../../src/routes/books/books.schemas";
+import { ApkWorkshop, type KeyStore } from "../helpers/android-tools";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 import { makeZip, multipartFile } from "../helpers/zip";
 
@@ -345,20 +346,35 @@ describe("uploads that fail half-way", () => {
 describe("APKs", () => {
   let t: TestApp;
   let admin: { token: string };
-  const apkBytes = new Uint8Array(
-    readFileSync(new URL("../../../shared/fixtures/apk/tinyapp-v2-rsa2048.apk", import.meta.url)),
-  );
+  // Real APKs whose versionCode matches their record's, signed by one throw-away key.
+  let workshop: ApkWorkshop;
+  let key: KeyStore;
+  const builds = new Map<number, Uint8Array<ArrayBuffer>>();
+  const apkOf = async (versionCode: number) => {
+    if (!builds.has(versionCode)) {
+      builds.set(
+        versionCode,
+        (await workshop.build({ versionCode, signer: key, schemes: { v1: false } })).bytes,
+      );
+    }
+    return builds.get(versionCode)!;
+  };
   beforeAll(async () => {
     t = await createTestApp();
     admin = await t.admin();
+    workshop = new ApkWorkshop();
+    key = workshop.key("EC");
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    workshop.dispose();
+    await t.close();
+  });
 
   const createApk = async (json: Record<string, unknown>) => {
     const response = await t.call("POST", "/apk", { token: admin.token, json });
     return { response, body: await bodyOf(response) };
   };
-  const uploadApk = (id: number, bytes = apkBytes) =>
+  const uploadApk = (id: number, bytes: Uint8Array) =>
     t.call("POST", `/apk/${id}/upload`, {
       token: admin.token,
       body: multipartFile(bytes, { filename: "app-release.apk" }),
@@ -396,7 +412,8 @@ describe("APKs", () => {
 
   test("upload, activate, and devices fetch it from the fixed path with an ETag", async () => {
     const { body } = await createApk({ kind: "bookapp", versionCode: 20, versionName: "2.0" });
-    const uploaded = await uploadApk(body.id);
+    const apkBytes = await apkOf(20);
+    const uploaded = await uploadApk(body.id, apkBytes);
     expect(uploaded.status).toBe(200);
     expect((await bodyOf(uploaded)).file).toMatchObject({ size: apkBytes.length, sha256: sha256(apkBytes) });
     expect((await activate(body.id, 20)).status).toBe(200);
@@ -421,7 +438,7 @@ describe("APKs", () => {
 
   test("activating another APK of the kind deactivates the previous one", async () => {
     const { body } = await createApk({ kind: "bookapp", versionCode: 30, versionName: "3.0" });
-    await uploadApk(body.id);
+    expect((await uploadApk(body.id, await apkOf(30))).status).toBe(200);
     expect((await activate(body.id, 30)).status).toBe(200);
     const all = (await bodyOf(
       await t.call("GET", "/apk?sort=versionCode", { token: admin.token }),
@@ -434,7 +451,7 @@ describe("APKs", () => {
     const ids: number[] = [];
     for (const code of [40, 41, 42, 43]) {
       const { body } = await createApk({ kind: "launcher", versionCode: code, versionName: `${code}` });
-      await uploadApk(body.id);
+      expect((await uploadApk(body.id, await apkOf(code))).status).toBe(200);
       ids.push(body.id);
     }
     const results = await Promise.all(ids.map((id, i) => activate(id, 40 + i, "launcher")));

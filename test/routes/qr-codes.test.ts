@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
@@ -28,6 +28,38 @@ function decodeQr(png: Uint8Array): string {
     const result = Bun.spawnSync(["zbarimg", "--raw", "-q", file], { stdout: "pipe", stderr: "pipe" });
     if (result.exitCode !== 0) throw new Error(`zbarimg found no symbol (exit ${result.exitCode})`);
     return result.stdout.toString().trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Rasterises an SVG document the way a browser shows it: headless Chromium (Debian's chromium)
+ * screenshots it at `width` × `height` CSS pixels, scale factor 1.
+ */
+function renderSvg(svg: string, width: number, height: number): Uint8Array {
+  const chromium = Bun.which("chromium") ?? (Bun.which("/usr/bin/chromium") ? "/usr/bin/chromium" : null);
+  if (chromium === null) throw new Error("chromium is missing: apt-get install -y chromium");
+  const dir = mkdtempSync(join(tmpdir(), "bookdist-svg-"));
+  try {
+    writeFileSync(join(dir, "symbol.svg"), svg);
+    const result = Bun.spawnSync(
+      [
+        chromium,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--force-device-scale-factor=1",
+        `--user-data-dir=${join(dir, "profile")}`,
+        `--window-size=${width},${height}`,
+        `--screenshot=${join(dir, "symbol.png")}`,
+        `file://${join(dir, "symbol.svg")}`,
+      ],
+      { stdout: "pipe", stderr: "pipe", timeout: 60_000 },
+    );
+    if (result.exitCode !== 0) throw new Error(`chromium could not render the SVG (exit ${result.exitCode})`);
+    return new Uint8Array(readFileSync(join(dir, "symbol.png")));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -197,9 +229,11 @@ describe("activation QR codes", () => {
     expect(codes).toHaveLength(10_000);
     expect(new Set(codes.map((qr) => qr.code)).size).toBe(10_000);
     expect(codes.every((qr) => isCanonicalActivationCode(qr.code))).toBe(true);
+    // One print run: every code names the same batch record.
+    expect(new Set(codes.map((qr) => qr.batchId)).size).toBe(1);
+    expect(codes[0]!.batchId).toBeNumber();
     expect(codes[0]).toMatchObject({
       bookId: otherBookId,
-      batchId: null,
       maxActivations: 3,
       activationCount: 0,
       enabled: true,
@@ -260,12 +294,19 @@ describe("activation QR codes", () => {
     expect((await bodyOf(response)).code).toBe("INTERNAL_ERROR");
     const count = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/count`, { token: admin.token });
     expect(await count.text()).toBe("0");
+    // Nor a batch record.
+    const batches = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches`, {
+      token: admin.token,
+    });
+    expect(await bodyOf(batches)).toEqual([]);
     const small = await t.call("POST", "/activation-qr-code/batch", {
       token: admin.token,
       json: { bookId: book.id, quantity: 600 },
     });
     expect(small.status).toBe(201);
     expect(QrCodes.parse(await bodyOf(small))).toHaveLength(600);
+    const made = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches`, { token: admin.token });
+    expect((await bodyOf(made)).map((batch: { codes: number }) => batch.codes)).toEqual([600]);
   });
 
   test("lists: whole, sorted, paged, HAL rel activationQrCodes; counts", async () => {
@@ -416,6 +457,50 @@ describe("activation QR codes", () => {
     expect((await t.call("GET", "/activation-qr-code/424242/qr", { token: admin.token })).status).toBe(404);
   });
 
+  test("qr.svg: a vector symbol with its quiet zone that a browser renders to the code; ETag and 304", async () => {
+    const qr = await create({ bookId });
+    const response = await t.call("GET", `/activation-qr-code/${qr.id}/qr.svg`, { token: admin.token });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/svg+xml");
+    expect(response.headers.get("content-disposition")).toBe(`inline; filename="qr-${qr.code}.svg"`);
+    const etag = response.headers.get("etag");
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    const png = await t.call("GET", `/activation-qr-code/${qr.id}/qr`, { token: admin.token });
+    expect(png.headers.get("etag")).not.toBe(etag);
+    const svg = await response.text();
+    // Vectors only: no embedded raster, no script.
+    expect(svg).not.toMatch(/<image|<script|data:/i);
+    const symbol = QRCode.create(qr.code, { errorCorrectionLevel: "M" });
+    const modules = symbol.modules.size;
+    const side = modules + 8;
+    expect(svg).toContain(`viewBox="0 0 ${side} ${side}"`);
+    const pixelsPerModule = 8;
+    const image = renderSvg(svg, side * pixelsPerModule, side * pixelsPerModule);
+    expect(decodeQr(image)).toBe(qr.code);
+    // Module by module it is the PNG's symbol, quiet zone of 4 light modules included.
+    const pixels = pngPixels(image);
+    expect(pixels.width).toBe(side * pixelsPerModule);
+    for (let row = -4; row < modules + 4; row++) {
+      for (let col = -4; col < modules + 4; col++) {
+        const inside = row >= 0 && col >= 0 && row < modules && col < modules;
+        const expected = inside && symbol.modules.get(row, col) === 1;
+        const [x, y] = [(col + 4.5) * pixelsPerModule, (row + 4.5) * pixelsPerModule];
+        expect(pixels.dark(x, y)).toBe(expected);
+      }
+    }
+
+    const again = await t.call("GET", `/activation-qr-code/${qr.id}/qr.svg`, {
+      token: admin.token,
+      headers: { "If-None-Match": `"other", ${etag}` },
+    });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    expect((await t.call("GET", "/activation-qr-code/424242/qr.svg", { token: admin.token })).status).toBe(
+      404,
+    );
+    expect((await t.call("GET", "/activation-qr-code/abc/qr.svg", { token: admin.token })).status).toBe(400);
+  });
+
   test("the symbol carries QR_PAYLOAD_TEMPLATE with the code filled in", async () => {
     const other = await createTestApp({
       env: { QR_PAYLOAD_TEMPLATE: "https://books.example.com/redeem?code={code}" },
@@ -435,6 +520,13 @@ describe("activation QR codes", () => {
       });
       const png = new Uint8Array(await response.arrayBuffer());
       expect(decodeQr(png)).toBe(`https://books.example.com/redeem?code=${qr.code}`);
+      const svg = await other.call("GET", `/activation-qr-code/${qr.id}/qr.svg`, { token: otherAdmin.token });
+      const side =
+        QRCode.create(`https://books.example.com/redeem?code=${qr.code}`, { errorCorrectionLevel: "M" })
+          .modules.size + 8;
+      expect(decodeQr(renderSvg(await svg.text(), side * 8, side * 8))).toBe(
+        `https://books.example.com/redeem?code=${qr.code}`,
+      );
       // The template takes part in the validator: the same code and size under another template differ.
       const plain = await t.call("GET", `/activation-qr-code/${(await create({ bookId })).id}/qr?size=400`, {
         token: admin.token,

@@ -99,7 +99,7 @@ export const redeemQrCode = defineRoute("user", {
   operationId: "redeemActivationQrCode",
   summary: "Redeem an activation code",
   description:
-    "201 with the new activation. A user who already holds the book gets 200 with the existing activation and the code is not consumed. Concurrent redemptions never exceed the code's maxActivations. Failed attempts (unknown, disabled, used-up codes) are counted per user and per client address; over the limit → 429 with Retry-After.",
+    "201 with the new activation. A user who already holds the book gets 200 with the existing activation and the code is not consumed. Concurrent redemptions never exceed the code's maxActivations. A code past its expiresAt → 409 QR_CODE_EXPIRED. Failed attempts (unknown, disabled, expired, used-up codes) are counted per user and per client address; over the limit → 429 with Retry-After.",
   tags,
   request: { body: jsonBody(RedeemInput) },
   responses: {
@@ -111,6 +111,7 @@ export const redeemQrCode = defineRoute("user", {
       "NOT_FOUND",
       "QR_CODE_DISABLED",
       "QR_CODE_EXHAUSTED",
+      "QR_CODE_EXPIRED",
       "TOO_MANY_REQUESTS",
     ),
   },

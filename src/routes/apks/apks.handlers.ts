@@ -1,13 +1,13 @@
 import type { Context } from "hono";
-import { withTransaction } from "../../db/transaction";
+import { authorize } from "../../auth/access";
 import { countText } from "../../lib/count-response";
-import { respondResource } from "../../lib/hal";
+import { baseUrlOf, respondResource } from "../../lib/hal";
 import { notFound } from "../../lib/problems";
 import { limitOffset, orderByOf, pagingOf, respondList } from "../../lib/sort-and-page";
 import type { AppBindings, AppRouteHandler } from "../../lib/types";
 import * as repo from "../../repositories/apks";
 import * as service from "../../services/apks";
-import { receiveFile, recordBlob, sendBlob } from "../../services/files";
+import { receiveFile, sendBlob } from "../../services/files";
 import type * as routes from "./apks.routes";
 import { apkLinks, toApk } from "./apks.schemas";
 
@@ -34,9 +34,10 @@ export const countApks: AppRouteHandler<typeof routes.countApks> = async (c) => 
 
 export const getActiveApks: AppRouteHandler<typeof routes.getActiveApks> = async (c) => {
   const active = await repo.findActiveApks(c.get("deps").db);
+  const base = baseUrlOf(c);
   const of = (kind: repo.ApkKind) => {
     const row = active.find((apk) => apk.kind === kind);
-    return row ? toApk(row) : null;
+    return row ? { ...toApk(row), downloadUrl: `${base}/apk/${row.id}/download` } : null;
   };
   // Devices poll this: let them revalidate cheaply instead of caching a stale answer.
   c.header("Cache-Control", "no-cache");
@@ -75,7 +76,13 @@ export const getApk: AppRouteHandler<typeof routes.getApk> = async (c) => {
 };
 
 export const downloadApk: AppRouteHandler<typeof routes.downloadApk> = async (c) => {
-  const apk = await service.getApk(c.get("deps").db, c.req.valid("param").id);
+  const { id } = c.req.valid("param");
+  const published = await repo.findApk(c.get("deps").db, id);
+  // Only an active APK is public; for anything else (unknown ids too, so they cannot be probed)
+  // the caller must be an admin before learning more.
+  if (published?.active && published.fileSha256) return sendApk(c, published, "public, no-cache") as never;
+  await authorize(c, "admin");
+  const apk = await service.getApk(c.get("deps").db, id);
   return sendApk(c, apk, "private, no-cache") as never;
 };
 
@@ -89,21 +96,18 @@ export const createApk: AppRouteHandler<typeof routes.createApk> = async (c) => 
 export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => {
   const deps = c.get("deps");
   const { id } = c.req.valid("param");
-  // 404 before a large body is read.
-  await service.getApk(deps.db, id);
+  const { allowSignerChange } = c.req.valid("query");
+  // 404 or 409 before a large body is read (checked again once it is).
+  service.assertFileReplaceable(await service.getApk(deps.db, id));
   const file = await receiveFile(deps, c.req.raw, "apk");
-  const now = deps.clock.now();
-  const apk = await withTransaction(deps.db, async (tx) => {
-    await recordBlob(tx, file.sha256, file.size, now);
-    const updated = await repo.updateApk(
-      tx,
-      id,
-      { fileSha256: file.sha256, fileSize: file.size, fileFilename: file.filename, fileUploadedAt: now },
-      now,
-    );
-    if (!updated) throw notFound(`APK ${id}`);
-    return updated;
-  });
+  // A refused file stays unreferenced in the blob store; the cleanup job removes it.
+  const apk = await service.attachApkFile(
+    deps.db,
+    id,
+    { sha256: file.sha256, size: file.size, filename: file.filename, metadata: file.inspected },
+    { allowSignerChange: allowSignerChange === "true" },
+    deps.clock.now(),
+  );
   return c.json(toApk(apk), 200);
 };
 

@@ -10,7 +10,7 @@ import {
   jsonContent,
 } from "../../lib/openapi";
 import { listHeaders, listQuery } from "../../lib/sort-and-page";
-import { ActiveApks, Apk, ApkInput, apkSortFields } from "./apks.schemas";
+import { ActiveApks, Apk, ApkInput, apkSortFields, UploadApkQuery } from "./apks.schemas";
 
 const tags = ["APK"];
 const bodyErrors = [
@@ -48,7 +48,8 @@ export const getActiveApks = defineRoute("public", {
   path: "/apk/active",
   operationId: "getActiveApks",
   summary: "The active bookapp and launcher",
-  description: "What a device needs to check for an update (versionCode, file size and sha256).",
+  description:
+    "What a device needs to check for an update: versionCode, minSdk, the signing certificate's SHA-256, the file's size and sha256, and `downloadUrl`, this build's own download URL.",
   tags,
   responses: { 200: jsonContent(ActiveApks, "The active APK of each kind, or null") },
 });
@@ -87,11 +88,13 @@ export const getApk = defineRoute("admin", {
   responses: { 200: jsonContent(Apk, "The APK"), ...errorResponses("VALIDATION_FAILED", "NOT_FOUND") },
 });
 
-export const downloadApk = defineRoute("admin", {
+export const downloadApk = defineRoute("published", {
   method: "get",
   path: "/apk/{id}/download",
   operationId: "downloadApk",
   summary: "Download an APK's file",
+  description:
+    "Anyone may download the file of an active APK (the `downloadUrl` of GET /apk/active); any other APK's file is for admins only: 401 without credentials, 403 for a non-admin.",
   tags,
   request: { params: IdParam, headers: RangeHeaders },
   responses: downloadResponses("application/octet-stream", "The APK file"),
@@ -120,10 +123,16 @@ export const uploadApk = defineRoute("admin", {
   operationId: "uploadApk",
   summary: "Upload the APK file",
   description:
-    "Multipart part `file`: a zip holding `AndroidManifest.xml`, at most MAX_APK_BYTES. Replaces an earlier file.",
+    "Multipart part `file`: a zip holding `AndroidManifest.xml`, at most MAX_APK_BYTES. Replaces an earlier file. " +
+    "The package, versionCode, minSdk and signing certificate are read from the file (415 when its manifest or signature cannot be read). " +
+    "409 when its versionCode is not the record's, when the APK is active, or when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`). " +
+    "An unsigned APK is accepted with `signerSha256: null`; signers are compared only when both are known.",
   tags,
-  request: { params: IdParam, body: fileUploadBody("The APK") },
-  responses: { 200: jsonContent(Apk, "The APK with its file"), ...errorResponses(...uploadErrors) },
+  request: { params: IdParam, query: UploadApkQuery, body: fileUploadBody("The APK") },
+  responses: {
+    200: jsonContent(Apk, "The APK with its file"),
+    ...errorResponses(...uploadErrors, "CONFLICT"),
+  },
 });
 
 export const updateApk = defineRoute("admin", {
@@ -132,7 +141,7 @@ export const updateApk = defineRoute("admin", {
   operationId: "updateApk",
   summary: "Replace an APK's fields; make it active",
   description:
-    "`active: true` deactivates the active APK of the same kind in the same transaction; 409 without an uploaded file.",
+    "`active: true` deactivates the active APK of the same kind in the same transaction; 409 without an uploaded file, and 409 for a versionCode other than the uploaded file's.",
   tags,
   request: { params: IdParam, body: jsonBody(ApkInput) },
   responses: {

@@ -23,7 +23,7 @@ export const Apk = z
     versionCode: z.number().int().openapi({ example: 42 }),
     versionName: z.string().openapi({ example: "2.3.0" }),
     releaseNotes: z.string().nullable().openapi({ example: "Faster page turns." }),
-    active: z.boolean(),
+    active: z.boolean().openapi({ example: true, description: "The APK devices get now (one per kind)" }),
     packageName: z
       .string()
       .nullable()
@@ -34,7 +34,9 @@ export const Apk = z
       .nullable()
       .openapi({ example: 24, description: "Read from the uploaded APK; null before" }),
     signerSha256: z.string().nullable().openapi({
-      description: "SHA-256 of the signing certificate, read from the uploaded APK; null before",
+      example: "fb5dbd3c669af9fc236c6991e6387b7f11ff0590997f22d0f5c74ff40e04fca8",
+      description:
+        "SHA-256 of the signing certificate (APK Signature Scheme v3, else v2, else v1), as `apksigner verify --print-certs` reports it; null before an upload and for an unsigned APK",
     }),
     file: ApkFile.nullable(),
     createdAt: Timestamp,
@@ -42,11 +44,37 @@ export const Apk = z
   })
   .openapi("Apk");
 
+// Spread rather than .extend(): an extended registered schema renders as allOf, and its
+// .nullable() then lands inside the allOf, where null can never match.
+export const ActiveApk = z
+  .object({
+    ...Apk.shape,
+    downloadUrl: z.string().openapi({
+      example: "https://books.example.com/apk/4/download",
+      description:
+        "Absolute URL of this APK's own file (GET /apk/{id}/download, public while it is active). Unlike the fixed /apk/download/active… paths, it always means this build.",
+    }),
+  })
+  .openapi("ActiveApk");
+
 export const ActiveApks = z
-  .object({ bookapp: Apk.nullable(), launcher: Apk.nullable() })
+  .object({ bookapp: ActiveApk.nullable(), launcher: ActiveApk.nullable() })
   .openapi("ActiveApks", {
-    description: "What a device needs to check for an update: versionCode, size, sha256",
+    description:
+      "What a device needs to check for an update: versionCode, minSdk, signerSha256, file size and sha256, and the download URL",
   });
+
+export const UploadApkQuery = z.object({
+  allowSignerChange: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({
+      param: { name: "allowSignerChange", in: "query" },
+      description:
+        "`true` accepts a file whose package or signing certificate differs from the active APK of the same kind (devices cannot update across such a change)",
+      example: "true",
+    }),
+});
 
 export const ApkInput = z
   .object({
@@ -60,6 +88,7 @@ export const ApkInput = z
     versionName: z.string().trim().min(1).max(64).openapi({ example: "2.3.0" }),
     releaseNotes: optionalText(10000).openapi({ type: ["string", "null"], example: "Faster page turns." }),
     active: z.boolean().optional().openapi({
+      example: true,
       description:
         "true makes it the active APK of its kind (needs an uploaded file); absent leaves it as it is",
     }),

@@ -17,7 +17,7 @@ export const User = z
 export const Session = z
   .object({
     token: z.string().openapi({ example: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIzZjBk…" }),
-    tokenType: z.literal("Bearer"),
+    tokenType: z.literal("Bearer").openapi({ example: "Bearer" }),
     expiresAt: z.iso.datetime().openapi({ example: "2026-12-21T10:04:05.123Z" }),
     user: User,
   })
@@ -50,12 +50,15 @@ export const LogoutInput = z
     allSessions: z
       .boolean()
       .optional()
-      .openapi({ description: "End every session of the user, not just this one" }),
+      .openapi({ description: "End every session of the user, not just this one", example: false }),
   })
   .openapi("LogoutInput");
 
 export const LogoutResult = z
-  .object({ loggedOut: z.literal(true), sessionsEnded: z.number().int().openapi({ example: 1 }) })
+  .object({
+    loggedOut: z.literal(true).openapi({ example: true }),
+    sessionsEnded: z.number().int().openapi({ example: 1 }),
+  })
   .openapi("LogoutResult");
 
 export function toUser(user: StoreUser, roles: Role[]): z.infer<typeof User> {

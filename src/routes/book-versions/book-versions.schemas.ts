@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Links } from "../../lib/hal";
-import { Id, optionalText, Timestamp } from "../../lib/openapi";
+import { Id, optionalText, orNull, Timestamp } from "../../lib/openapi";
 import type { BookVersionRow } from "../../repositories/book-versions";
 
 export const Archive = z
@@ -21,7 +21,7 @@ export const BookVersion = z
     versionCode: z.number().int().openapi({ example: 3 }),
     versionName: z.string().openapi({ example: "1.2" }),
     releaseNotes: z.string().nullable().openapi({ example: "Fixed typos in chapter 4." }),
-    archive: Archive.nullable(),
+    archive: orNull(Archive),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })

@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import type { Links } from "../../lib/hal";
 import { canonicalLanguageTag, normalizeIsbn } from "../../lib/isbn";
-import { Timestamp } from "../../lib/openapi";
+import { orNull, Timestamp } from "../../lib/openapi";
 import type { BookRow } from "../../repositories/books";
 
 export const Cover = z
   .object({
-    contentType: z.literal("image/png"),
+    contentType: z.literal("image/png").openapi({ example: "image/png" }),
     size: z.number().int().openapi({ example: 48213 }),
     sha256: z
       .string()
@@ -25,7 +25,7 @@ export const Book = z
     isbn: z.string().nullable().openapi({ example: "9780156012195" }),
     description: z.string().nullable().openapi({ example: "A pilot meets a little prince in the desert." }),
     language: z.string().nullable().openapi({ example: "en" }),
-    cover: Cover.nullable(),
+    cover: orNull(Cover),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })

@@ -12,5 +12,6 @@ export const qrCodesRouter = createRouter()
   .openapi(routes.createQrCodeBatch, handlers.createQrCodeBatch)
   .openapi(routes.getQrCode, handlers.getQrCode)
   .openapi(routes.getQrCodeImage, handlers.getQrCodeImage)
+  .openapi(routes.getQrCodeSvg, handlers.getQrCodeSvg)
   .openapi(routes.createQrCode, handlers.createQrCode)
   .openapi(routes.setQrCodeEnabled, handlers.setQrCodeEnabled);

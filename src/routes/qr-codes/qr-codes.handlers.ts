@@ -82,6 +82,22 @@ export const getQrCodeImage: AppRouteHandler<typeof routes.getQrCodeImage> = asy
   }) as never;
 };
 
+export const getQrCodeSvg: AppRouteHandler<typeof routes.getQrCodeSvg> = async (c) => {
+  const { db, config } = c.get("deps");
+  const qrCode = await service.getQrCode(db, c.req.valid("param").id);
+  const template = config.qrPayloadTemplate;
+  const etag = service.qrSvgEtag(template, qrCode.code);
+  const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
+  if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers) as never;
+  return c.body(service.renderQrSvg(template, qrCode.code), 200, {
+    ...headers,
+    "Content-Type": "image/svg+xml",
+    // An SVG opened from this origin could run script; this one has none, and may not load any.
+    "Content-Security-Policy": "default-src 'none'",
+    "Content-Disposition": `inline; filename="qr-${qrCode.code}.svg"`,
+  }) as never;
+};
+
 /** If-None-Match uses the weak comparison (RFC 9110 §13.1.2), and `*` matches anything. */
 function matchesEtag(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;

@@ -119,6 +119,29 @@ export const getQrCodeImage = defineRoute("admin", {
   },
 });
 
+export const getQrCodeSvg = defineRoute("admin", {
+  method: "get",
+  path: "/activation-qr-code/{id}/qr.svg",
+  operationId: "getActivationQrCodeSvg",
+  summary: "The code as a vector QR symbol (SVG)",
+  description:
+    "The same symbol as the PNG — content QR_PAYLOAD_TEMPLATE with `{code}` replaced, error correction M — drawn as vector rectangles on a white square that includes the quiet zone of 4 modules. The viewBox counts modules, so the symbol scales to any print size without loss. `ETag`; a re-fetch with `If-None-Match` gets 304.",
+  tags,
+  request: { params: IdParam },
+  responses: {
+    200: {
+      description: "The SVG document",
+      headers: {
+        ETag: { description: "Validator of the image", schema: { type: "string" } },
+        "Content-Disposition": { description: "inline, with a file name", schema: { type: "string" } },
+      },
+      content: { "image/svg+xml": { schema: { type: "string" } } },
+    },
+    304: { description: "Not modified: the If-None-Match tag is still current" },
+    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
+  },
+});
+
 export const createQrCode = defineRoute("admin", {
   method: "post",
   path: "/activation-qr-code",

@@ -109,6 +109,7 @@ export function qrCodeLinks(qrCode: { id: number; bookId: number }, base: string
     self: { href: self },
     book: { href: `${base}/book/${qrCode.bookId}` },
     qr: { href: `${self}/qr` },
+    qrSvg: { href: `${self}/qr.svg` },
     enDisable: { href: `${self}/en-disable` },
   };
 }

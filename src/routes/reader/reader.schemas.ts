@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Links } from "../../lib/hal";
-import { Timestamp } from "../../lib/openapi";
+import { orNull, Timestamp } from "../../lib/openapi";
 import type { ActivationRow } from "../../repositories/activations";
 import type { BookVersionRow } from "../../repositories/book-versions";
 import type { BookRow } from "../../repositories/books";
@@ -13,15 +13,15 @@ export const MyBook = z
     activationId: z.number().int().openapi({ example: 31 }),
     activatedAt: Timestamp,
     book: Book,
-    newestVersion: BookVersion.nullable().openapi({ description: "null until a version has an archive" }),
+    newestVersion: orNull(BookVersion, "null until a version has an archive"),
   })
   .openapi("MyBook");
 
 export const BookWithVersionAndActivation = z
   .object({
     book: Book,
-    newestVersion: BookVersion.nullable().openapi({ description: "null until a version has an archive" }),
-    activation: Activation.nullable().openapi({ description: "The caller's activation, or null" }),
+    newestVersion: orNull(BookVersion, "null until a version has an archive"),
+    activation: orNull(Activation, "The caller's activation, or null"),
   })
   .openapi("BookWithVersionAndActivation");
 

@@ -1,0 +1,333 @@
+// Printable sheets of QR codes as one PDF that is written while it is sent.
+//
+// pdf-lib's PDFDocument keeps every page and object in memory until save(), and 10,000 vector
+// symbols are tens of megabytes of content streams. So this writer uses pdf-lib only for what it
+// does well — building and serialising PDF objects (dictionaries, streams, strings, fonts, the
+// cross-reference table and trailer) — and writes each page's objects to the stream as soon as
+// they are made, keeping only each object's byte offset for the xref table at the end. The page
+// tree, whose Kids must list every page, is an ordinary object written last.
+import { deflateSync } from "node:zlib";
+import {
+  PDFContext,
+  PDFCrossRefSection,
+  PDFHeader,
+  PDFHexString,
+  type PDFObject,
+  PDFRef,
+  PDFTrailer,
+  PDFTrailerDict,
+  StandardFontEmbedder,
+  StandardFonts,
+} from "pdf-lib";
+import { validationFailed } from "./problems";
+import { num, qrPdfOperators, qrVector } from "./qr-vector";
+
+export const PAPERS = { A4: [210, 297], Letter: [215.9, 279.4] } as const satisfies Record<
+  string,
+  readonly [number, number]
+>;
+export type Paper = keyof typeof PAPERS;
+
+export interface SheetLayout {
+  paper: Paper;
+  columns: number;
+  rows: number;
+  /** Side of the printed symbol with its quiet zone, in millimetres. */
+  symbolMm: number;
+}
+
+/** Where everything goes on a page, in PDF points (1/72 in), from the bottom-left corner. */
+export interface SheetGeometry {
+  layout: SheetLayout;
+  pageWidth: number;
+  pageHeight: number;
+  margin: number;
+  cellWidth: number;
+  cellHeight: number;
+  symbolSide: number;
+  codeFontSize: number;
+  titleFontSize: number;
+  perPage: number;
+}
+
+const PT_PER_MM = 72 / 25.4;
+const MARGIN_MM = 10;
+const CELL_PADDING_MM = 1;
+/** Codes are 19 characters (four groups of four and three dashes); Courier glyphs are 600/1000 em. */
+const CODE_CHARS = 19;
+const COURIER_ADVANCE = 0.6;
+const MAX_CODE_FONT = 10;
+/** Below this a printed code is hard to type back in. */
+const MIN_CODE_FONT = 6;
+const TITLE_FONT = 6.5;
+const FOOTER_FONT = 7;
+const LINE = 1.25;
+
+/** pdf-lib's StandardFonts values are the font names its embedder takes, typed as another enum. */
+type FontName = Parameters<typeof StandardFontEmbedder.for>[0];
+const fontNames = {
+  F1: StandardFonts.Helvetica as string as FontName,
+  F2: StandardFonts.CourierBold as string as FontName,
+} as const;
+
+/**
+ * The geometry of a layout, or VALIDATION_FAILED naming what does not fit: the symbol must fit
+ * its column, the symbol and two lines of text its row, and the code must print at 6 pt or more.
+ */
+export function planSheet(layout: SheetLayout): SheetGeometry {
+  const [widthMm, heightMm] = PAPERS[layout.paper];
+  const cellWidthMm = (widthMm - 2 * MARGIN_MM) / layout.columns;
+  const cellHeightMm = (heightMm - 2 * MARGIN_MM) / layout.rows;
+  const padding = CELL_PADDING_MM * PT_PER_MM;
+  const cellWidth = cellWidthMm * PT_PER_MM;
+  const cellHeight = cellHeightMm * PT_PER_MM;
+  const symbolSide = layout.symbolMm * PT_PER_MM;
+  const codeFontSize = Math.min(MAX_CODE_FONT, (cellWidth - 2 * padding) / (CODE_CHARS * COURIER_ADVANCE));
+  const mm = (value: number) => value.toFixed(1);
+  if (codeFontSize < MIN_CODE_FONT) {
+    throw validationFailed(
+      "columns",
+      `${layout.columns} columns on ${layout.paper} leave ${mm(cellWidthMm)} mm per code, too narrow for the printed code; use fewer columns`,
+    );
+  }
+  if (symbolSide > cellWidth) {
+    throw validationFailed(
+      "symbolMm",
+      `a ${layout.symbolMm} mm symbol does not fit a ${mm(cellWidthMm)} mm column (${layout.columns} columns on ${layout.paper}); use fewer columns or a smaller symbol`,
+    );
+  }
+  const textHeight = (codeFontSize + TITLE_FONT) * LINE;
+  if (symbolSide + textHeight + 2 * padding > cellHeight) {
+    throw validationFailed(
+      "symbolMm",
+      `a ${layout.symbolMm} mm symbol and its text do not fit a ${mm(cellHeightMm)} mm row (${layout.rows} rows on ${layout.paper}); use fewer rows or a smaller symbol`,
+    );
+  }
+  return {
+    layout,
+    pageWidth: widthMm * PT_PER_MM,
+    pageHeight: heightMm * PT_PER_MM,
+    margin: MARGIN_MM * PT_PER_MM,
+    cellWidth,
+    cellHeight,
+    symbolSide,
+    codeFontSize,
+    titleFontSize: TITLE_FONT,
+    perPage: layout.columns * layout.rows,
+  };
+}
+
+export interface SheetContent {
+  /** The book's title, printed under every code. */
+  title: string;
+  /** A line at the foot of every page (the page number is added to it). */
+  footer: string;
+  /** Document title in the PDF's metadata. */
+  documentTitle: string;
+  /** How many codes `codes` yields: the page count follows from it. */
+  total: number;
+  /** The codes in print order, with what each symbol says. */
+  codes: AsyncIterable<{ code: string; payload: string }>;
+}
+
+/** The PDF as a byte stream; pages are made as the reader pulls them. */
+export function printSheet(geometry: SheetGeometry, content: SheetContent): ReadableStream<Uint8Array> {
+  const chunks = writeSheet(geometry, content);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+}
+
+/** Serialises indirect objects one at a time, remembering only where each one starts. */
+class IncrementalPdf {
+  readonly context = PDFContext.create();
+  private readonly offsets = new Map<number, number>();
+  private position = 0;
+
+  header(): Uint8Array {
+    const header = PDFHeader.forVersion(1, 7);
+    return this.serialise(header, "\n");
+  }
+
+  /** `n 0 obj … endobj` for `object` under `ref`. */
+  object(ref: PDFRef, object: PDFObject): Uint8Array {
+    this.offsets.set(ref.objectNumber, this.position);
+    const head = `${ref.objectNumber} ${ref.generationNumber} obj\n`;
+    const size = object.sizeInBytes();
+    const out = new Uint8Array(head.length + size + 8);
+    out.set(Buffer.from(head, "latin1"), 0);
+    object.copyBytesInto(out, head.length);
+    out.set(Buffer.from("\nendobj\n", "latin1"), head.length + size);
+    this.position += out.length;
+    return out;
+  }
+
+  /** The cross-reference table and trailer: the end of the file. */
+  finish(root: PDFRef, info: PDFRef): Uint8Array {
+    const xref = PDFCrossRefSection.create();
+    const numbers = [...this.offsets.keys()].sort((a, b) => a - b);
+    for (const n of numbers) xref.addEntry(PDFRef.of(n), this.offsets.get(n)!);
+    const xrefOffset = this.position;
+    const trailerDict = PDFTrailerDict.of(
+      this.context.obj({ Size: this.context.largestObjectNumber + 1, Root: root, Info: info }),
+    );
+    const trailer = PDFTrailer.forLastCrossRefSectionOffset(xrefOffset);
+    const parts = [this.serialise(xref, ""), this.serialise(trailerDict, "\n"), this.serialise(trailer, "")];
+    return Buffer.concat(parts);
+  }
+
+  private serialise(
+    item: { sizeInBytes(): number; copyBytesInto(buffer: Uint8Array, offset: number): number },
+    suffix: string,
+  ): Uint8Array {
+    const size = item.sizeInBytes();
+    const out = new Uint8Array(size + suffix.length);
+    item.copyBytesInto(out, 0);
+    out.set(Buffer.from(suffix, "latin1"), size);
+    this.position += out.length;
+    return out;
+  }
+}
+
+async function* writeSheet(geometry: SheetGeometry, content: SheetContent): AsyncGenerator<Uint8Array> {
+  const pdf = new IncrementalPdf();
+  const { context } = pdf;
+  const catalogRef = context.nextRef();
+  const pagesRef = context.nextRef();
+  const infoRef = context.nextRef();
+  const helvetica = StandardFontEmbedder.for(fontNames.F1);
+  const courier = StandardFontEmbedder.for(fontNames.F2);
+  const fontRefs = { F1: context.nextRef(), F2: context.nextRef() };
+
+  yield pdf.header();
+  for (const [key, embedder] of [
+    ["F1", helvetica],
+    ["F2", courier],
+  ] as const) {
+    embedder.embedIntoContext(context, fontRefs[key]);
+    yield pdf.object(fontRefs[key], context.lookup(fontRefs[key])!);
+    context.delete(fontRefs[key]);
+  }
+
+  const pageCount = Math.max(1, Math.ceil(content.total / geometry.perPage));
+  const title = fitText(helvetica, content.title, geometry.titleFontSize, geometry.cellWidth * 0.95);
+  const kids: PDFRef[] = [];
+  let cells: string[] = [];
+  const flush = () => {
+    const pageNumber = kids.length + 1;
+    const footer = `${content.footer} · page ${pageNumber} of ${Math.max(pageCount, pageNumber)}`;
+    const operators = [...cells, footerOperators(helvetica, geometry, footer)].join("\n");
+    cells = [];
+    const pageRef = context.nextRef();
+    const contentRef = context.nextRef();
+    kids.push(pageRef);
+    const page = context.obj({
+      Type: "Page",
+      Parent: pagesRef,
+      MediaBox: [0, 0, round(geometry.pageWidth), round(geometry.pageHeight)],
+      Resources: { Font: fontRefs, ProcSet: ["PDF", "Text"] },
+      Contents: contentRef,
+    });
+    const stream = context.stream(deflateSync(Buffer.from(operators, "latin1")), { Filter: "FlateDecode" });
+    return Buffer.concat([pdf.object(pageRef, page), pdf.object(contentRef, stream)]);
+  };
+
+  for await (const { code, payload } of content.codes) {
+    cells.push(cellOperators(geometry, cells.length, code, payload, title));
+    if (cells.length === geometry.perPage) yield flush();
+  }
+  if (cells.length > 0 || kids.length === 0) yield flush();
+
+  yield pdf.object(pagesRef, context.obj({ Type: "Pages", Kids: kids, Count: kids.length }));
+  yield pdf.object(catalogRef, context.obj({ Type: "Catalog", Pages: pagesRef }));
+  yield pdf.object(
+    infoRef,
+    context.obj({
+      Title: PDFHexString.fromText(content.documentTitle),
+      Producer: PDFHexString.fromText("bookdist"),
+    }),
+  );
+  yield pdf.finish(catalogRef, infoRef);
+}
+
+/** One code's cell: the symbol centred at the top, the code under it, then the book's title. */
+function cellOperators(
+  geometry: SheetGeometry,
+  index: number,
+  code: string,
+  payload: string,
+  title: PDFHexStringWithWidth,
+): string {
+  const { columns } = geometry.layout;
+  const column = index % columns;
+  const row = Math.floor(index / columns);
+  const left = geometry.margin + column * geometry.cellWidth;
+  const top = geometry.pageHeight - geometry.margin - row * geometry.cellHeight;
+  const padding = CELL_PADDING_MM * PT_PER_MM;
+  const centre = left + geometry.cellWidth / 2;
+  const symbolTop = top - padding;
+  const symbol = qrPdfOperators(
+    qrVector(payload),
+    centre - geometry.symbolSide / 2,
+    symbolTop,
+    geometry.symbolSide,
+  );
+  const codeSize = geometry.codeFontSize;
+  const codeBaseline = symbolTop - geometry.symbolSide - codeSize * 0.95;
+  const codeWidth = code.length * COURIER_ADVANCE * codeSize;
+  const codeHex = asciiHex(code);
+  const titleBaseline = codeBaseline - geometry.titleFontSize * LINE;
+  return [
+    symbol,
+    `BT /F2 ${num(codeSize)} Tf ${num(centre - codeWidth / 2)} ${num(codeBaseline)} Td <${codeHex}> Tj ET`,
+    `BT /F1 ${num(geometry.titleFontSize)} Tf ${num(centre - title.width / 2)} ${num(titleBaseline)} Td <${title.hex}> Tj ET`,
+  ].join("\n");
+}
+
+function footerOperators(font: StandardFontEmbedder, geometry: SheetGeometry, text: string): string {
+  const line = fitText(font, text, FOOTER_FONT, geometry.pageWidth - 2 * geometry.margin);
+  const baseline = geometry.margin / 2 - FOOTER_FONT / 3;
+  return `BT /F1 ${FOOTER_FONT} Tf ${num(geometry.margin)} ${num(baseline)} Td <${line.hex}> Tj ET`;
+}
+
+interface PDFHexStringWithWidth {
+  hex: string;
+  width: number;
+}
+
+/**
+ * Text in a standard font (WinAnsi): characters it cannot encode become `?`, and a text wider
+ * than `maxWidth` is cut and ends in an ellipsis.
+ */
+function fitText(
+  font: StandardFontEmbedder,
+  text: string,
+  size: number,
+  maxWidth: number,
+): PDFHexStringWithWidth {
+  let chars = Array.from(text.replace(/[\p{Cc}\p{Cf}]/gu, "").trim()).map((char) =>
+    font.encoding.canEncodeUnicodeCodePoint(char.codePointAt(0)!) ? char : "?",
+  );
+  let line = chars.join("");
+  while (chars.length > 0 && font.widthOfTextAtSize(line, size) > maxWidth) {
+    chars = chars.slice(0, -1);
+    line = `${chars.join("").trimEnd()}…`;
+  }
+  const hex = font.encodeText(line).asString();
+  return { hex, width: font.widthOfTextAtSize(line, size) };
+}
+
+function asciiHex(text: string): string {
+  return Buffer.from(text, "latin1").toString("hex").toUpperCase();
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

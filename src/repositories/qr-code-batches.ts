@@ -1,0 +1,121 @@
+import { and, asc, count, eq, gt, type SQL, sql } from "drizzle-orm";
+import type { Database } from "#db";
+import type { QrCodeRow } from "./qr-codes";
+
+export type QrCodeBatchRow = Database["tables"]["qrCodeBatch"]["$inferSelect"];
+export type NewQrCodeBatch = Pick<QrCodeBatchRow, "bookId" | "label" | "maxActivations" | "expiresAt">;
+
+/** A batch with what its codes add up to. */
+export interface QrCodeBatchWithCounts extends QrCodeBatchRow {
+  /** Codes made in the batch. */
+  codes: number;
+  /** Codes at least one activation has been made from. */
+  redeemed: number;
+  /** Codes no activation has been made from. */
+  unused: number;
+  /** Codes that are switched off. */
+  disabled: number;
+}
+
+export async function insertQrCodeBatch(
+  db: Database,
+  batch: NewQrCodeBatch,
+  now: Date,
+): Promise<QrCodeBatchRow> {
+  const [row] = await db.orm
+    .insert(db.tables.qrCodeBatch)
+    .values({ ...batch, createdAt: now })
+    .returning();
+  return row!;
+}
+
+/**
+ * Batches with their counts in one statement: a LEFT JOIN on the codes and conditional sums,
+ * grouped per batch (Postgres answers sums as strings, so they are read as numbers here).
+ */
+function batchesWithCounts(db: Database, where: SQL | undefined) {
+  const { qrCodeBatch: b, activationQrCode: q } = db.tables;
+  return db.orm
+    .select({
+      id: b.id,
+      bookId: b.bookId,
+      label: b.label,
+      maxActivations: b.maxActivations,
+      expiresAt: b.expiresAt,
+      createdAt: b.createdAt,
+      codes: count(q.id),
+      redeemed: sql<string | number | null>`sum(case when ${q.activationCount} > 0 then 1 else 0 end)`,
+      disabled: sql<string | number | null>`sum(case when ${q.enabled} then 0 else 1 end)`,
+    })
+    .from(b)
+    .leftJoin(q, eq(q.batchId, b.id))
+    .where(where)
+    .groupBy(b.id, b.bookId, b.label, b.maxActivations, b.expiresAt, b.createdAt)
+    .$dynamic();
+}
+
+type CountedRow = Omit<QrCodeBatchWithCounts, "codes" | "redeemed" | "unused" | "disabled"> & {
+  codes: number | string;
+  redeemed: string | number | null;
+  disabled: string | number | null;
+};
+
+function withCounts(row: CountedRow): QrCodeBatchWithCounts {
+  const codes = Number(row.codes);
+  const redeemed = Number(row.redeemed ?? 0);
+  return { ...row, codes, redeemed, unused: codes - redeemed, disabled: Number(row.disabled ?? 0) };
+}
+
+export async function findQrCodeBatch(db: Database, id: number): Promise<QrCodeBatchWithCounts | undefined> {
+  const [row] = await batchesWithCounts(db, eq(db.tables.qrCodeBatch.id, id));
+  return row ? withCounts(row) : undefined;
+}
+
+export async function listQrCodeBatchesOfBook(
+  db: Database,
+  options: { bookId: number; orderBy: SQL[]; limit?: number; offset?: number },
+): Promise<QrCodeBatchWithCounts[]> {
+  const query = batchesWithCounts(db, eq(db.tables.qrCodeBatch.bookId, options.bookId)).orderBy(
+    ...options.orderBy,
+  );
+  if (options.limit !== undefined) query.limit(options.limit).offset(options.offset ?? 0);
+  return (await query).map(withCounts);
+}
+
+export async function countQrCodeBatchesOfBook(db: Database, bookId: number): Promise<number> {
+  const { qrCodeBatch: b } = db.tables;
+  const [row] = await db.orm.select({ n: count() }).from(b).where(eq(b.bookId, bookId));
+  return Number(row?.n ?? 0);
+}
+
+/** Switches every code of the batch in one UPDATE; the number of codes it touched. */
+export async function setQrCodeBatchEnabled(
+  db: Database,
+  batchId: number,
+  enabled: boolean,
+  now: Date,
+): Promise<number> {
+  const { activationQrCode: q } = db.tables;
+  const rows = await db.orm
+    .update(q)
+    .set({ enabled, updatedAt: now })
+    .where(eq(q.batchId, batchId))
+    .returning({ id: q.id });
+  return rows.length;
+}
+
+/** The batch's codes after `afterId` in id order: one page of a keyset walk. */
+export async function qrCodesOfBatchAfter(
+  db: Database,
+  batchId: number,
+  afterId: number,
+  limit: number,
+): Promise<QrCodeRow[]> {
+  const { activationQrCode: q } = db.tables;
+  return db.orm
+    .select()
+    .from(q)
+    .where(and(eq(q.batchId, batchId), gt(q.id, afterId)))
+    .orderBy(asc(q.id))
+    .limit(limit);
+}

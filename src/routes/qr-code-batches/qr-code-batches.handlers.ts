@@ -1,0 +1,92 @@
+import type { Context } from "hono";
+import { describeError } from "../../lib/error-handler";
+import { respondResource } from "../../lib/hal";
+import { limitOffset, orderByOf, pagingOf, respondList } from "../../lib/sort-and-page";
+import type { AppBindings, AppRouteHandler } from "../../lib/types";
+import * as service from "../../services/qr-code-batches";
+import type * as routes from "./qr-code-batches.routes";
+import { qrCodeBatchLinks, toQrCodeBatch } from "./qr-code-batches.schemas";
+
+export const listQrCodeBatchesOfBook: AppRouteHandler<typeof routes.listQrCodeBatchesOfBook> = async (c) => {
+  const { db } = c.get("deps");
+  const { bookId } = c.req.valid("param");
+  const query = c.req.valid("query");
+  const { qrCodeBatch: b } = db.tables;
+  const paging = pagingOf(query);
+  const orderBy = orderByOf(query.sort, { id: b.id, createdAt: b.createdAt }, b.id);
+  const { rows, total } = await service.listQrCodeBatchesOfBook(db, bookId, {
+    orderBy,
+    ...limitOffset(paging),
+  });
+  return respondList(c, {
+    rel: "qrCodeBatches",
+    items: rows.map(toQrCodeBatch),
+    total,
+    paging,
+    links: qrCodeBatchLinks,
+  }) as never;
+};
+
+export const getQrCodeBatch: AppRouteHandler<typeof routes.getQrCodeBatch> = async (c) => {
+  const batch = await service.getQrCodeBatch(c.get("deps").db, c.req.valid("param").id);
+  return respondResource(c, toQrCodeBatch(batch), (base) => qrCodeBatchLinks(batch, base)) as never;
+};
+
+export const setQrCodeBatchEnabled: AppRouteHandler<typeof routes.setQrCodeBatchEnabled> = async (c) => {
+  const { db, clock } = c.get("deps");
+  const { enabled } = c.req.valid("json");
+  const batch = await service.setQrCodeBatchEnabled(db, c.req.valid("param").id, enabled, clock.now());
+  return respondResource(c, toQrCodeBatch(batch), (base) => qrCodeBatchLinks(batch, base)) as never;
+};
+
+export const getQrCodeBatchCsv: AppRouteHandler<typeof routes.getQrCodeBatchCsv> = async (c) => {
+  const { db, clock } = c.get("deps");
+  const batch = await service.getQrCodeBatch(db, c.req.valid("param").id);
+  return c.body(reportingFailures(c, service.batchCsv(db, batch.id, clock.now())), 200, {
+    "Content-Type": "text/csv; charset=utf-8",
+    "Content-Disposition": `attachment; filename="batch-${batch.id}-codes.csv"`,
+    "Cache-Control": "private, no-store",
+  }) as never;
+};
+
+export const getQrCodeBatchSheet: AppRouteHandler<typeof routes.getQrCodeBatchSheet> = async (c) => {
+  const { db, config } = c.get("deps");
+  const sheet = await service.batchSheet(
+    db,
+    c.req.valid("param").id,
+    c.req.valid("query"),
+    config.qrPayloadTemplate,
+  );
+  return c.body(reportingFailures(c, sheet.stream), 200, {
+    "Content-Type": "application/pdf",
+    "Content-Disposition": `inline; filename="${sheet.filename}"`,
+    "Cache-Control": "private, no-store",
+  }) as never;
+};
+
+/**
+ * Once a streamed body has begun, a failure can no longer become a problem response: the
+ * connection is cut, so the client sees an incomplete download. This logs it with the request id.
+ */
+function reportingFailures(
+  c: Context<AppBindings>,
+  stream: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      } catch (error) {
+        const { logger } = c.get("deps");
+        logger.error("streamed download failed", { requestId: c.get("requestId"), ...describeError(error) });
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}

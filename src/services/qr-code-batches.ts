@@ -1,0 +1,154 @@
+// Print runs (API.md "Print runs and device updates"): a batch of codes made together, switched
+// on and off together, exported as CSV and printed as sheets of vector QR symbols.
+import { asc } from "drizzle-orm";
+import type { Database } from "#db";
+import { planSheet, printSheet, type SheetLayout } from "../lib/print-sheet";
+import { notFound } from "../lib/problems";
+import { findBook } from "../repositories/books";
+import * as batches from "../repositories/qr-code-batches";
+import type { QrCodeRow } from "../repositories/qr-codes";
+import { assertBookFound, qrPayload } from "./qr-codes";
+
+/** Rows per read while a batch is exported: enough to be quick, few enough to stay small. */
+const READ_CHUNK = 500;
+
+export type QrCodeStatus = "disabled" | "expired" | "exhausted" | "available";
+
+export async function getQrCodeBatch(db: Database, id: number): Promise<batches.QrCodeBatchWithCounts> {
+  const batch = await batches.findQrCodeBatch(db, id);
+  if (!batch) throw notFound(`QR code batch ${id}`);
+  return batch;
+}
+
+export async function listQrCodeBatchesOfBook(
+  db: Database,
+  bookId: number,
+  options: {
+    orderBy?: Parameters<typeof batches.listQrCodeBatchesOfBook>[1]["orderBy"];
+    limit?: number;
+    offset?: number;
+  },
+): Promise<{ rows: batches.QrCodeBatchWithCounts[]; total: number }> {
+  await assertBookFound(db, bookId);
+  const { qrCodeBatch: b } = db.tables;
+  const [rows, total] = await Promise.all([
+    batches.listQrCodeBatchesOfBook(db, { bookId, ...options, orderBy: options.orderBy ?? [asc(b.id)] }),
+    batches.countQrCodeBatchesOfBook(db, bookId),
+  ]);
+  return { rows, total };
+}
+
+/** Every code of the batch on or off in one statement; answers the batch with its new counts. */
+export async function setQrCodeBatchEnabled(
+  db: Database,
+  id: number,
+  enabled: boolean,
+  now: Date,
+): Promise<batches.QrCodeBatchWithCounts> {
+  await getQrCodeBatch(db, id);
+  await batches.setQrCodeBatchEnabled(db, id, enabled, now);
+  return getQrCodeBatch(db, id);
+}
+
+/**
+ * Whether a code can still be redeemed and, if not, why — in the order redemption checks:
+ * switched off, then past its expiry, then used up.
+ */
+export function qrCodeStatus(row: QrCodeRow, now: Date): QrCodeStatus {
+  if (!row.enabled) return "disabled";
+  if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return "expired";
+  if (row.activationCount >= row.maxActivations) return "exhausted";
+  return "available";
+}
+
+/** The batch's codes in id order, read a chunk at a time so that none of them is held for long. */
+async function* codesOfBatch(db: Database, batchId: number): AsyncGenerator<QrCodeRow> {
+  let afterId = 0;
+  for (;;) {
+    const rows = await batches.qrCodesOfBatchAfter(db, batchId, afterId, READ_CHUNK);
+    yield* rows;
+    if (rows.length < READ_CHUNK) return;
+    afterId = rows[rows.length - 1]!.id;
+  }
+}
+
+export const CSV_COLUMNS = ["code", "id", "status", "activationCount", "createdAt"] as const;
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+function csvField(value: string | number): string {
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** The batch as CSV (CRLF lines, a header row first), streamed as it is read. */
+export function batchCsv(db: Database, batchId: number, now: Date): ReadableStream<Uint8Array> {
+  async function* lines(): AsyncGenerator<string> {
+    yield `${CSV_COLUMNS.join(",")}\r\n`;
+    let chunk: string[] = [];
+    for await (const row of codesOfBatch(db, batchId)) {
+      const fields = [
+        row.code,
+        row.id,
+        qrCodeStatus(row, now),
+        row.activationCount,
+        row.createdAt.toISOString(),
+      ];
+      chunk.push(`${fields.map(csvField).join(",")}\r\n`);
+      if (chunk.length === READ_CHUNK) {
+        yield chunk.join("");
+        chunk = [];
+      }
+    }
+    if (chunk.length > 0) yield chunk.join("");
+  }
+  return streamOf(lines());
+}
+
+export interface BatchSheet {
+  stream: ReadableStream<Uint8Array>;
+  filename: string;
+}
+
+/**
+ * The print sheet of a batch. The layout is checked and the batch looked up before anything is
+ * sent, so those failures still answer a problem; the pages are made while the client reads.
+ */
+export async function batchSheet(
+  db: Database,
+  batchId: number,
+  layout: SheetLayout,
+  payloadTemplate: string,
+): Promise<BatchSheet> {
+  const geometry = planSheet(layout);
+  const batch = await getQrCodeBatch(db, batchId);
+  const book = await findBook(db, batch.bookId);
+  if (!book) throw notFound(`QR code batch ${batchId}`);
+  const footer = [book.title, batch.label, `batch ${batch.id}`].filter(Boolean).join(" · ");
+  async function* codes() {
+    for await (const row of codesOfBatch(db, batchId)) {
+      yield { code: row.code, payload: qrPayload(payloadTemplate, row.code) };
+    }
+  }
+  const stream = printSheet(geometry, {
+    title: book.title,
+    footer,
+    documentTitle: `${book.title} — activation codes, batch ${batch.id}`,
+    total: batch.codes,
+    codes: codes(),
+  });
+  return { stream, filename: `batch-${batch.id}-sheet.pdf` };
+}
+
+function streamOf(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+}

@@ -1,0 +1,94 @@
+// Swagger UI in a real browser (Chromium through playwright-core) against the real server:
+// every tag is shown, the Authorize dialog takes a bearer token, and "Try it out" → "Execute"
+// on GET /book/count shows the server's answer. A screenshot goes to test-output/.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium } from "playwright-core";
+import { projectRoot, type RealServer, startRealServer } from "../helpers/real-server";
+import { TEST_PASSWORD } from "../helpers/test-app";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ADMIN = "swagger-admin@example.com";
+const screenshot = join(projectRoot, "test-output", "swagger-ui.png");
+const screenshotOfTags = join(projectRoot, "test-output", "swagger-ui-tags.png");
+
+let server: RealServer;
+let browser: Browser;
+let token: string;
+let tags: string[];
+
+beforeAll(async () => {
+  server = await startRealServer({ env: { ADMIN_EMAILS: ADMIN } });
+  const session = await fetch(`${server.url}/authentication/register`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: ADMIN, password: TEST_PASSWORD }),
+  });
+  expect(session.status).toBe(201);
+  token = ((await session.json()) as { token: string }).token;
+  for (const title of ["First", "Second", "Third"]) {
+    const created = await fetch(`${server.url}/book`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ title }),
+    });
+    expect(created.status).toBe(201);
+  }
+  const doc = (await (await fetch(`${server.url}/v3/api-docs`)).json()) as { tags: Array<{ name: string }> };
+  tags = doc.tags.map((tag) => tag.name);
+  // CI runs as root, where Chromium's sandbox cannot start.
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("Swagger UI in Chromium", () => {
+  test("shows every tag, authorises with a bearer token and executes GET /book/count", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    page.setDefaultTimeout(10_000);
+    const failedAssets: string[] = [];
+    page.on("requestfailed", (request) => failedAssets.push(request.url()));
+    page.on("response", (response) => {
+      if (response.status() >= 400) failedAssets.push(`${response.status()} ${response.url()}`);
+    });
+    await page.goto(`${server.url}/swagger-ui`);
+    mkdirSync(join(projectRoot, "test-output"), { recursive: true });
+
+    // Every tag of the document is a section of the page.
+    await page.locator(".opblock-tag-section").first().waitFor({ timeout: 15_000 });
+    const shown = await page.locator(".opblock-tag-section h3 .nostyle span").allTextContents();
+    expect(shown).toEqual(tags);
+    await page.screenshot({ path: screenshotOfTags });
+
+    // Authorize: the bearer scheme's dialog section takes the token.
+    await page.locator(".auth-wrapper .authorize").click();
+    const bearer = page.locator(".auth-container", { hasText: "bearerAuth" });
+    await bearer.locator("input").fill(token);
+    await bearer.locator(".auth-btn-wrapper .authorize").click();
+    // Authorised: the section now shows the scheme as set and offers to log out.
+    await bearer.locator(".auth-btn-wrapper button", { hasText: "Logout" }).waitFor();
+    await page.locator(".dialog-ux .btn-done").first().click();
+
+    // Expand GET /book/count, "Try it out", "Execute", read the live response.
+    const operation = page.locator("#operations-Book-countBooks");
+    await operation.locator(".opblock-summary").click();
+    await operation.getByRole("button", { name: "Try it out" }).click();
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === "/book/count");
+    await operation.getByRole("button", { name: "Execute" }).click();
+    const response = await answered;
+    expect(response.request().headers().authorization).toBe(`Bearer ${token}`);
+
+    const live = operation.locator(".live-responses-table tbody tr.response");
+    await live.waitFor();
+    expect((await live.locator(".response-col_status").textContent())?.trim()).toBe("200");
+    expect((await live.locator(".response-col_description pre").first().textContent())?.trim()).toBe("3");
+
+    await operation.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshot, fullPage: false });
+    expect(failedAssets).toEqual([]);
+    await page.close();
+  });
+});

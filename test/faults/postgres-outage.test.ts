@@ -1,0 +1,124 @@
+// Postgres goes away under a running server (pg_ctl stop -m immediate, i.e. a crash): /health says
+// 503, every DB-backed endpoint answers a clean 503 problem (no driver message, SQL or path), and
+// once Postgres is back the same server process serves again without a restart.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type PostgresInstance, startPostgres } from "../helpers/postgres-instance";
+import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
+
+const ADMIN = "outage-admin@example.com";
+const PASSWORD = "correct horse battery staple";
+/** What a 503 must not carry: driver messages, error codes, SQL, file paths, stack frames. */
+const INTERNALS =
+  /postgres|ECONNREFUSED|ERR_|SELECT|INSERT|FROM "|\/tmp\/|\/work\/|node_modules|\bat .*:\d+:\d+/i;
+
+let pg: PostgresInstance;
+let server: SpawnedServer;
+let dataDir: string;
+let token: string;
+let bookId: number;
+
+async function call(method: string, path: string, json?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+  if (json !== undefined) headers["Content-Type"] = "application/json";
+  return fetch(`${server.url}${path}`, {
+    method,
+    headers,
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+}
+
+describe("Postgres outage", () => {
+  beforeAll(async () => {
+    pg = await startPostgres();
+    dataDir = mkdtempSync(join(tmpdir(), "bookdist-faults-"));
+    server = await spawnServer({ dataDir, env: { DATABASE_URL: pg.url, ADMIN_EMAILS: ADMIN } });
+    const registered = await fetch(`${server.url}/authentication/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
+    });
+    expect(registered.status).toBe(201);
+    token = ((await registered.json()) as { token: string }).token;
+    const book = await call("POST", "/book", { title: "Outage" });
+    expect(book.status).toBe(201);
+    bookId = ((await book.json()) as { id: number }).id;
+  }, 60_000);
+
+  afterAll(async () => {
+    server?.kill("SIGKILL");
+    await server?.exited;
+    await pg?.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("503 while the database is down, served again once it is back, same process", async () => {
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    const pid = server.process.pid;
+
+    await pg.stop("immediate");
+
+    const health = await fetch(`${server.url}/health`);
+    expect(health.status).toBe(503);
+    expect(health.headers.get("retry-after")).not.toBeNull();
+    expect(await health.json()).toMatchObject({ status: "unavailable", database: "unavailable" });
+
+    const requests: [string, string, unknown?][] = [
+      ["GET", `/book/${bookId}`],
+      ["GET", "/book"],
+      ["GET", "/book/count"],
+      ["GET", "/book/my-books"],
+      ["GET", "/authentication/me"],
+      ["PUT", `/book/${bookId}`, { title: "Changed while down" }],
+      ["POST", "/book", { title: "Made while down" }],
+      ["POST", "/activation/by-qr-code", { code: "7KQ4-M2XD-9RTF-0BHA" }],
+    ];
+    for (const [method, path, json] of requests) {
+      const response = await call(method, path, json);
+      const text = await response.text();
+      const where = `${method} ${path}: ${response.status} ${text}`;
+      expect(response.status, where).toBe(503);
+      expect(response.headers.get("content-type"), where).toBe("application/problem+json");
+      expect(response.headers.get("retry-after"), where).not.toBeNull();
+      const problem = JSON.parse(text);
+      expect(problem.code, where).toBe("SERVICE_UNAVAILABLE");
+      expect(problem.type).toBe("urn:problem:service-unavailable");
+      expect(text, where).not.toMatch(INTERNALS);
+    }
+    // Logging in needs the store, which lives in the same database here.
+    const login = await fetch(`${server.url}/authentication/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
+    });
+    expect(login.status).toBe(503);
+    expect(((await login.json()) as { code: string }).code).toBe("SERVICE_UNAVAILABLE");
+
+    await pg.start();
+
+    const deadline = Date.now() + 20_000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await fetch(`${server.url}/health`)).status;
+      if (status === 200) break;
+      await Bun.sleep(200);
+    }
+    expect(status).toBe(200);
+    // The pool reconnects: every endpoint works again, with the old token (its session survived).
+    const book = await call("GET", `/book/${bookId}`);
+    expect(book.status).toBe(200);
+    expect(((await book.json()) as { title: string }).title).toBe("Outage");
+    expect((await call("POST", "/book", { title: "After the outage" })).status).toBe(201);
+    expect((await call("GET", "/book/count")).status).toBe(200);
+    expect(server.process.pid).toBe(pid);
+    expect(server.process.exitCode).toBeNull();
+
+    // The log tells what happened without the driver's internals.
+    const log = server.output();
+    expect(log).toContain("SERVICE_UNAVAILABLE");
+    expect(log).not.toMatch(/SELECT|INSERT|FROM "/);
+    expect(log).not.toContain(PASSWORD);
+  }, 90_000);
+});

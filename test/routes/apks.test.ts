@@ -1,0 +1,228 @@
+// APK uploads read the package, versionCode, minSdk and signer from the file (apksigner is the
+// oracle for the signer), refuse builds that devices could not update to, and the update check
+// (GET /apk/active + conditional downloads) gives a device everything it needs.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ActiveApks, Apk } from "../../src/routes/apks/apks.schemas";
+import { ApkWorkshop, aaptBadging, apksignerSigner, type KeyStore } from "../helpers/android-tools";
+import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { makeZip, multipartFile } from "../helpers/zip";
+
+const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+const OTHER_PACKAGE = "org.example.bookdist.tinyapp.v2";
+
+describe("APK metadata and update checks", () => {
+  let t: TestApp;
+  let admin: { token: string };
+  let reader: { token: string };
+  let workshop: ApkWorkshop;
+  let keyA: KeyStore;
+  let keyB: KeyStore;
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await t.admin();
+    reader = await t.user();
+    workshop = new ApkWorkshop();
+    keyA = workshop.key("RSA");
+    keyB = workshop.key("EC");
+  });
+  afterAll(async () => {
+    workshop.dispose();
+    await t.close();
+  });
+
+  const build = (versionCode: number, signer: KeyStore | null, packageName?: string) =>
+    workshop.build({ versionCode, signer, packageName, schemes: { v1: false } });
+  const create = async (kind: string, versionCode: number) => {
+    const response = await t.call("POST", "/apk", {
+      token: admin.token,
+      json: { kind, versionCode, versionName: `${versionCode}.0` },
+    });
+    expect(response.status).toBe(201);
+    return (await bodyOf(response)).id as number;
+  };
+  const upload = (id: number, bytes: Uint8Array, query = "") =>
+    t.call("POST", `/apk/${id}/upload${query}`, {
+      token: admin.token,
+      body: multipartFile(bytes, { filename: "app-release.apk" }),
+    });
+  const activate = (id: number, versionCode: number, kind = "bookapp") =>
+    t.call("PUT", `/apk/${id}`, {
+      token: admin.token,
+      json: { kind, versionCode, versionName: `${versionCode}.0`, active: true },
+    });
+  const record = async (id: number) =>
+    Apk.parse(await bodyOf(await t.call("GET", `/apk/${id}`, { token: admin.token })));
+
+  let firstId: number;
+  let first: { path: string; bytes: Uint8Array };
+
+  test("an upload records package, minSdk and signer as aapt and apksigner read them", async () => {
+    firstId = await create("bookapp", 100);
+    first = await build(100, keyA);
+    const response = await upload(firstId, first.bytes);
+    expect(response.status).toBe(200);
+    const apk = Apk.parse(await bodyOf(response));
+    const badging = aaptBadging(first.path);
+    expect(apk).toMatchObject({
+      versionCode: badging.versionCode,
+      packageName: badging.packageName,
+      minSdk: badging.minSdk,
+      signerSha256: apksignerSigner(first.path),
+      file: { size: first.bytes.length, sha256: sha256(first.bytes) },
+    });
+    expect(await record(firstId)).toEqual(apk);
+    expect((await activate(firstId, 100)).status).toBe(200);
+  });
+
+  test("a file whose versionCode is not the record's → 409 naming both", async () => {
+    const id = await create("bookapp", 101);
+    const response = await upload(id, first.bytes);
+    expect(response.status).toBe(409);
+    const problem = await bodyOf(response);
+    expect(problem.code).toBe("CONFLICT");
+    expect(problem.detail).toContain("versionCode 100");
+    expect(problem.detail).toContain("versionCode 101");
+    expect((await record(id)).file).toBeNull();
+  });
+
+  test("another signer than the active APK's → 409, unless allowSignerChange=true", async () => {
+    const id = await create("bookapp", 102);
+    const other = await build(102, keyB);
+    const refused = await upload(id, other.bytes);
+    expect(refused.status).toBe(409);
+    const problem = await bodyOf(refused);
+    expect(problem.detail).toContain(apksignerSigner(other.path));
+    expect(problem.detail).toContain(apksignerSigner(first.path));
+    expect((await upload(id, other.bytes, "?allowSignerChange=false")).status).toBe(409);
+    expect((await upload(id, other.bytes, "?allowSignerChange=yes")).status).toBe(400);
+    expect((await record(id)).file).toBeNull();
+
+    const allowed = await upload(id, other.bytes, "?allowSignerChange=true");
+    expect(allowed.status).toBe(200);
+    expect((await bodyOf(allowed)).signerSha256).toBe(apksignerSigner(other.path));
+  });
+
+  test("another package than the active APK's → 409, unless allowSignerChange=true", async () => {
+    const id = await create("bookapp", 103);
+    const renamed = await build(103, keyA, OTHER_PACKAGE);
+    const refused = await upload(id, renamed.bytes);
+    expect(refused.status).toBe(409);
+    expect((await bodyOf(refused)).detail).toContain(OTHER_PACKAGE);
+    const allowed = await upload(id, renamed.bytes, "?allowSignerChange=true");
+    expect(allowed.status).toBe(200);
+    expect((await bodyOf(allowed)).packageName).toBe(OTHER_PACKAGE);
+  });
+
+  test("same package and signer is accepted; the launcher is checked against the launcher only", async () => {
+    const id = await create("bookapp", 104);
+    expect((await upload(id, (await build(104, keyA)).bytes)).status).toBe(200);
+    const launcher = await create("launcher", 104);
+    expect((await upload(launcher, (await build(104, keyB)).bytes)).status).toBe(200);
+  });
+
+  test("an unsigned APK is accepted with signerSha256 null, and signers are compared only when both are known", async () => {
+    const id = await create("bookapp", 105);
+    const unsigned = await build(105, null);
+    const response = await upload(id, unsigned.bytes);
+    expect(response.status).toBe(200);
+    expect(await bodyOf(response)).toMatchObject({ signerSha256: null, versionCode: 105 });
+  });
+
+  test("a zip whose AndroidManifest.xml cannot be read → 415", async () => {
+    const id = await create("bookapp", 106);
+    const response = await upload(id, makeZip({ "AndroidManifest.xml": "<manifest/>", "classes.dex": "x" }));
+    expect(response.status).toBe(415);
+    expect((await bodyOf(response)).code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    expect((await record(id)).file).toBeNull();
+  });
+
+  test("the active APK's file cannot be replaced, nor an uploaded APK's versionCode changed", async () => {
+    const replaced = await upload(firstId, first.bytes);
+    expect(replaced.status).toBe(409);
+    expect((await bodyOf(replaced)).detail).toContain("active");
+    const renumbered = await t.call("PUT", `/apk/${firstId}`, {
+      token: admin.token,
+      json: { kind: "bookapp", versionCode: 999, versionName: "9.9" },
+    });
+    expect(renumbered.status).toBe(409);
+    expect((await record(firstId)).versionCode).toBe(100);
+  });
+
+  test("GET /apk/active carries what an update check needs, with this build's public download URL", async () => {
+    const response = await t.call("GET", "/apk/active");
+    expect(response.status).toBe(200);
+    const active = ActiveApks.parse(await bodyOf(response));
+    expect(active.launcher).toBeNull();
+    expect(active.bookapp).toMatchObject({
+      id: firstId,
+      versionCode: 100,
+      minSdk: 23,
+      signerSha256: apksignerSigner(first.path),
+      file: { size: first.bytes.length, sha256: sha256(first.bytes) },
+      downloadUrl: `http://localhost/apk/${firstId}/download`,
+    });
+    const download = await t.call("GET", new URL(active.bookapp!.downloadUrl).pathname);
+    expect(download.status).toBe(200);
+    expect(download.headers.get("etag")).toBe(`"${sha256(first.bytes)}"`);
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(new Uint8Array(first.bytes));
+  });
+
+  test("PUBLIC_URL is the base of downloadUrl", async () => {
+    const behindProxy = await createTestApp({ env: { PUBLIC_URL: "https://books.example.com" } });
+    try {
+      const token = (await behindProxy.admin()).token;
+      const created = await behindProxy.call("POST", "/apk", {
+        token,
+        json: { kind: "launcher", versionCode: 100, versionName: "1.0" },
+      });
+      const id = (await bodyOf(created)).id;
+      await behindProxy.call("POST", `/apk/${id}/upload`, { token, body: multipartFile(first.bytes) });
+      await behindProxy.call("PUT", `/apk/${id}`, {
+        token,
+        json: { kind: "launcher", versionCode: 100, versionName: "1.0", active: true },
+      });
+      const active = await bodyOf(await behindProxy.call("GET", "/apk/active"));
+      expect(active.launcher.downloadUrl).toBe(`https://books.example.com/apk/${id}/download`);
+    } finally {
+      await behindProxy.close();
+    }
+  });
+
+  test("fixed download paths answer the active file's ETag; If-None-Match → 304 until another APK is activated", async () => {
+    const path = "/apk/download/activebookapp";
+    const before = await t.call("GET", path);
+    const etag = before.headers.get("etag")!;
+    expect(etag).toBe(`"${sha256(first.bytes)}"`);
+    const notModified = await t.call("GET", path, { headers: { "If-None-Match": etag } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get("etag")).toBe(etag);
+    expect((await t.call("HEAD", path, { headers: { "If-None-Match": etag } })).status).toBe(304);
+
+    // Activate 104 (same signer, uploaded above): the fixed path now serves other bytes.
+    const next = await bodyOf(await t.call("GET", "/apk?sort=versionCode", { token: admin.token }));
+    const apk104 = (
+      next as Array<{ id: number; versionCode: number; kind: string; file: { sha256: string } }>
+    ).find((apk) => apk.kind === "bookapp" && apk.versionCode === 104)!;
+    expect((await activate(apk104.id, 104)).status).toBe(200);
+    const changed = await t.call("GET", path, { headers: { "If-None-Match": etag } });
+    expect(changed.status).toBe(200);
+    const newEtag = changed.headers.get("etag");
+    expect(newEtag).toBe(`"${apk104.file.sha256}"`);
+    expect(newEtag).not.toBe(etag);
+    expect(sha256(new Uint8Array(await changed.arrayBuffer()))).toBe(apk104.file.sha256);
+    expect((await t.call("GET", path, { headers: { "If-None-Match": newEtag! } })).status).toBe(304);
+  });
+
+  test("download by id is public only while the APK is active", async () => {
+    // 100 was active and is not any more.
+    const url = `/apk/${firstId}/download`;
+    expect((await bodyOf(await t.call("GET", url))).code).toBe("UNAUTHORIZED");
+    expect((await t.call("GET", url, { token: reader.token })).status).toBe(403);
+    expect((await t.call("GET", url, { token: admin.token })).status).toBe(200);
+    const active = await bodyOf(await t.call("GET", "/apk/active"));
+    const current = await t.call("GET", new URL(active.bookapp.downloadUrl).pathname);
+    expect(current.status).toBe(200);
+    expect(current.headers.get("cache-control")).toBe("public, no-cache");
+    expect(current.headers.get("content-disposition")).toContain('filename="bookapp-104.0.apk"');
+  });
+});

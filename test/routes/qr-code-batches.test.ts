@@ -1,0 +1,483 @@
+// Print runs: batch records and their counts, switching a whole batch, the CSV export, expiry at
+// redemption, and the printable PDF read back by real outside tools — poppler's pdftoppm,
+// pdfinfo, pdfimages and pdftotext (poppler-utils) and zbarimg (zbar-tools).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import { planSheet, type SheetLayout } from "../../src/lib/print-sheet";
+import { QrCodeBatch } from "../../src/routes/qr-code-batches/qr-code-batches.schemas";
+import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
+import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+
+const QrCodes = z.array(ActivationQrCode);
+const Batches = z.array(QrCodeBatch);
+
+function tool(name: string, debianPackage: string): string {
+  const path = Bun.which(name);
+  if (path === null) throw new Error(`${name} is missing: apt-get install -y ${debianPackage}`);
+  return path;
+}
+
+function run(command: string[]): string {
+  const result = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
+  if (result.exitCode !== 0) {
+    throw new Error(`${command[0]} failed (${result.exitCode}): ${result.stderr.toString().slice(0, 500)}`);
+  }
+  return result.stdout.toString();
+}
+
+/** A binary greyscale PGM (P5), as `pdftoppm -gray` writes it. */
+interface Pgm {
+  width: number;
+  height: number;
+  pixels: Uint8Array;
+}
+
+function readPgm(file: string): Pgm {
+  const bytes = readFileSync(file);
+  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(bytes.subarray(0, 64).toString("latin1"));
+  if (!header) throw new Error(`${file} is not an 8-bit P5 PGM`);
+  const [, width, height] = header.map(Number) as [number, number, number];
+  return { width, height, pixels: bytes.subarray(header[0].length) };
+}
+
+function writePgm(file: string, image: Pgm): void {
+  writeFileSync(
+    file,
+    Buffer.concat([Buffer.from(`P5\n${image.width} ${image.height}\n255\n`), image.pixels]),
+  );
+}
+
+function crop(image: Pgm, x: number, y: number, width: number, height: number): Pgm {
+  const pixels = new Uint8Array(width * height);
+  for (let row = 0; row < height; row++) {
+    const start = (y + row) * image.width + x;
+    pixels.set(image.pixels.subarray(start, start + width), row * width);
+  }
+  return { width, height, pixels };
+}
+
+interface ReadSheet {
+  pages: number;
+  pageSize: string;
+  /** What zbarimg reads in each cell, cell by cell in print order (empty cells left out). */
+  cells: string[];
+  /** What zbarimg reads on whole pages. */
+  wholePages: string[];
+  text: string;
+  images: string;
+}
+
+/**
+ * Reads a sheet back as a printer would see it: each page rasterised at 200 dpi, every cell of
+ * the grid cut out and decoded by zbarimg. zbar is given cells rather than whole pages because
+ * its QR finder mixes up finder patterns that line up across neighbouring symbols of a regular
+ * grid and then misses some of them (a whole page is decoded too, to show it reads nothing else).
+ */
+function readSheet(pdf: Uint8Array, layout: SheetLayout, codes: number): ReadSheet {
+  const [pdftoppm, zbarimg] = [tool("pdftoppm", "poppler-utils"), tool("zbarimg", "zbar-tools")];
+  const dir = mkdtempSync(join(tmpdir(), "bookdist-sheet-"));
+  try {
+    const file = join(dir, "sheet.pdf");
+    writeFileSync(file, pdf);
+    const info = run([tool("pdfinfo", "poppler-utils"), file]);
+    const dpi = 200;
+    run([pdftoppm, "-r", String(dpi), "-gray", file, join(dir, "page")]);
+    const pageFiles = readdirSync(dir)
+      .filter((name) => name.startsWith("page") && name.endsWith(".pgm"))
+      .sort();
+    const geometry = planSheet(layout);
+    const px = (points: number) => Math.round((points * dpi) / 72);
+    const cellFiles: string[] = [];
+    pageFiles.forEach((pageFile, pageIndex) => {
+      const page = readPgm(join(dir, pageFile));
+      for (let cell = 0; cell < geometry.perPage; cell++) {
+        if (pageIndex * geometry.perPage + cell >= codes) break;
+        const column = cell % layout.columns;
+        const row = Math.floor(cell / layout.columns);
+        const x = px(geometry.margin + column * geometry.cellWidth);
+        const y = px(geometry.margin + row * geometry.cellHeight);
+        const name = join(
+          dir,
+          `cell-${String(pageIndex).padStart(4, "0")}-${String(cell).padStart(3, "0")}.pgm`,
+        );
+        writePgm(name, crop(page, x, y, px(geometry.cellWidth), px(geometry.cellHeight)));
+        cellFiles.push(name);
+      }
+    });
+    const decode = (files: string[]) => {
+      if (files.length === 0) return [];
+      const result = Bun.spawnSync([zbarimg, "-q", "--raw", ...files], { stdout: "pipe", stderr: "pipe" });
+      return result.stdout.toString().split("\n").filter(Boolean);
+    };
+    return {
+      pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]),
+      pageSize: /^Page size:\s+(.*)$/m.exec(info)?.[1] ?? "",
+      cells: decode(cellFiles),
+      wholePages: decode(pageFiles.map((name) => join(dir, name))),
+      text: run([tool("pdftotext", "poppler-utils"), "-layout", file, "-"]),
+      images: run([tool("pdfimages", "poppler-utils"), "-list", file]),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** RFC 4180 rows of a CSV without quoted line breaks (enough for the export). */
+function parseCsv(text: string): string[][] {
+  expect(text.endsWith("\r\n")).toBe(true);
+  return text
+    .slice(0, -2)
+    .split("\r\n")
+    .map((line) => [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)].slice(0, -1).map((m) => m[1]!));
+}
+
+describe("QR code batches (print runs)", () => {
+  let t: TestApp;
+  let admin: { token: string };
+  let bookId: number;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await t.admin();
+    bookId = (
+      await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "Die Winterreise" } }))
+    ).id;
+  });
+  afterAll(() => t.close());
+
+  const makeBatch = async (json: Record<string, unknown>) => {
+    const response = await t.call("POST", "/activation-qr-code/batch", { token: admin.token, json });
+    expect(response.status).toBe(201);
+    return QrCodes.parse(await bodyOf(response));
+  };
+  const getBatch = async (id: number) => {
+    const response = await t.call("GET", `/activation-qr-code/batch/${id}`, { token: admin.token });
+    expect(response.status).toBe(200);
+    return QrCodeBatch.parse(await bodyOf(response));
+  };
+  const redeem = async (code: string) => {
+    const reader = await t.user();
+    return t.call("POST", "/activation/by-qr-code", { token: reader.token, json: { code } });
+  };
+
+  test("POST /activation-qr-code/batch makes a batch record its codes name", async () => {
+    const codes = await makeBatch({
+      bookId,
+      quantity: 5,
+      maxActivations: 2,
+      label: "  Second print  ",
+      expiresAt: "2027-06-30T12:00:00+02:00",
+    });
+    const batchId = codes[0]!.batchId!;
+    expect(batchId).toBeNumber();
+    for (const qr of codes) {
+      expect(qr).toMatchObject({ batchId, label: "Second print", expiresAt: "2027-06-30T10:00:00.000Z" });
+    }
+    expect(await getBatch(batchId)).toEqual({
+      id: batchId,
+      bookId,
+      label: "Second print",
+      maxActivations: 2,
+      expiresAt: "2027-06-30T10:00:00.000Z",
+      codes: 5,
+      redeemed: 0,
+      unused: 5,
+      disabled: 0,
+      createdAt: "2026-11-21T10:00:00.000Z",
+    });
+    // A single code is not in any batch.
+    const single = await t.call("POST", "/activation-qr-code", { token: admin.token, json: { bookId } });
+    expect(ActivationQrCode.parse(await bodyOf(single)).batchId).toBeNull();
+    const fetched = await t.call("GET", `/activation-qr-code/${codes[0]!.id}`, { token: admin.token });
+    expect(ActivationQrCode.parse(await bodyOf(fetched)).batchId).toBe(batchId);
+  });
+
+  test("counts follow redemptions and disabled codes", async () => {
+    const codes = await makeBatch({ bookId, quantity: 4, maxActivations: 2 });
+    const batchId = codes[0]!.batchId!;
+    expect((await redeem(codes[0]!.code)).status).toBe(201);
+    expect((await redeem(codes[0]!.code)).status).toBe(201);
+    expect((await redeem(codes[1]!.code)).status).toBe(201);
+    await t.call("POST", `/activation-qr-code/${codes[3]!.id}/en-disable`, {
+      token: admin.token,
+      json: { enabled: false },
+    });
+    expect(await getBatch(batchId)).toMatchObject({ codes: 4, redeemed: 2, unused: 2, disabled: 1 });
+  });
+
+  test("a book's batches: a list with X-Total-Count, sort, paging, HAL; 404 for an unknown book", async () => {
+    const book = await bodyOf(
+      await t.call("POST", "/book", { token: admin.token, json: { title: "Listed" } }),
+    );
+    const ids: number[] = [];
+    for (const quantity of [1, 2, 3]) {
+      t.clock.advance(1000);
+      ids.push((await makeBatch({ bookId: book.id, quantity, label: `Run ${quantity}` }))[0]!.batchId!);
+    }
+    const response = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches`, {
+      token: admin.token,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-total-count")).toBe("3");
+    const list = Batches.parse(await bodyOf(response));
+    expect(list.map((batch) => [batch.id, batch.codes, batch.label])).toEqual([
+      [ids[0]!, 1, "Run 1"],
+      [ids[1]!, 2, "Run 2"],
+      [ids[2]!, 3, "Run 3"],
+    ]);
+    const sorted = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches?sort=createdAt,desc`, {
+      token: admin.token,
+    });
+    expect(Batches.parse(await bodyOf(sorted)).map((batch) => batch.id)).toEqual([...ids].reverse());
+    const paged = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches?page=1&size=2`, {
+      token: admin.token,
+      headers: { Accept: "application/hal+json" },
+    });
+    expect(paged.headers.get("content-type")).toBe("application/hal+json");
+    expect(paged.headers.get("link")).toContain('rel="first"');
+    const hal = await bodyOf(paged);
+    expect(hal._embedded.qrCodeBatches.map((batch: { id: number }) => batch.id)).toEqual([ids[2]]);
+    expect(hal._embedded.qrCodeBatches[0]._links.sheet.href).toBe(
+      `http://localhost/activation-qr-code/batch/${ids[2]}/sheet.pdf`,
+    );
+    expect(hal.page).toEqual({ size: 2, number: 1, totalElements: 3, totalPages: 2 });
+
+    const empty = await t.call("POST", "/book", { token: admin.token, json: { title: "No runs" } });
+    const none = await t.call("GET", `/activation-qr-code/ofbook/${(await bodyOf(empty)).id}/batches`, {
+      token: admin.token,
+    });
+    expect(await bodyOf(none)).toEqual([]);
+    expect(none.headers.get("x-total-count")).toBe("0");
+    for (const [path, status, code] of [
+      ["/activation-qr-code/ofbook/424242/batches", 404, "NOT_FOUND"],
+      [`/activation-qr-code/ofbook/${book.id}/batches?sort=label`, 400, "VALIDATION_FAILED"],
+      ["/activation-qr-code/batch/424242", 404, "NOT_FOUND"],
+      ["/activation-qr-code/batch/abc", 400, "VALIDATION_FAILED"],
+      ["/activation-qr-code/batch/0", 400, "VALIDATION_FAILED"],
+      ["/activation-qr-code/batch/424242/codes.csv", 404, "NOT_FOUND"],
+      ["/activation-qr-code/batch/424242/sheet.pdf", 404, "NOT_FOUND"],
+    ] as const) {
+      const failed = await t.call("GET", path, { token: admin.token });
+      expect(failed.status, path).toBe(status);
+      expect((await bodyOf(failed)).code, path).toBe(code);
+    }
+  });
+
+  test("fixed `batch` segments win over `{id}`, and `{id}` routes still work beside them", async () => {
+    const codes = await makeBatch({ bookId, quantity: 1 });
+    const batchId = codes[0]!.batchId!;
+    const batch = await t.call("GET", `/activation-qr-code/batch/${batchId}`, { token: admin.token });
+    expect(QrCodeBatch.parse(await bodyOf(batch)).id).toBe(batchId);
+    const code = await t.call("GET", `/activation-qr-code/${codes[0]!.id}`, { token: admin.token });
+    expect(ActivationQrCode.parse(await bodyOf(code)).code).toBe(codes[0]!.code);
+    const put = await t.call("PUT", `/activation-qr-code/batch/${batchId}`, { token: admin.token, json: {} });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toContain("GET");
+  });
+
+  test("en-disable switches every code of the batch and nothing else", async () => {
+    const codes = await makeBatch({ bookId, quantity: 30 });
+    const others = await makeBatch({ bookId, quantity: 3 });
+    const batchId = codes[0]!.batchId!;
+    t.clock.advance(60_000);
+    const off = await t.call("POST", `/activation-qr-code/batch/${batchId}/en-disable`, {
+      token: admin.token,
+      json: { enabled: false },
+    });
+    expect(off.status).toBe(200);
+    expect(QrCodeBatch.parse(await bodyOf(off))).toMatchObject({ id: batchId, codes: 30, disabled: 30 });
+    const listed = QrCodes.parse(
+      await bodyOf(await t.call("GET", `/activation-qr-code/ofbook/${bookId}`, { token: admin.token })),
+    );
+    const byId = new Map(listed.map((qr) => [qr.id, qr]));
+    for (const qr of codes) {
+      expect(byId.get(qr.id)).toMatchObject({ enabled: false, updatedAt: t.clock.now().toISOString() });
+    }
+    for (const qr of others) expect(byId.get(qr.id)!.enabled).toBe(true);
+    const refused = await redeem(codes[7]!.code);
+    expect(refused.status).toBe(409);
+    expect((await bodyOf(refused)).code).toBe("QR_CODE_DISABLED");
+
+    const on = await t.call("POST", `/activation-qr-code/batch/${batchId}/en-disable`, {
+      token: admin.token,
+      json: { enabled: true },
+    });
+    expect(QrCodeBatch.parse(await bodyOf(on)).disabled).toBe(0);
+    expect((await redeem(codes[7]!.code)).status).toBe(201);
+
+    for (const [path, json, status] of [
+      [`/activation-qr-code/batch/${batchId}/en-disable`, {}, 400],
+      [`/activation-qr-code/batch/${batchId}/en-disable`, { enabled: "no" }, 400],
+      ["/activation-qr-code/batch/424242/en-disable", { enabled: false }, 404],
+    ] as const) {
+      expect((await t.call("POST", path, { token: admin.token, json })).status).toBe(status);
+    }
+  });
+
+  test("an expired code refuses redemption with 409 QR_CODE_EXPIRED", async () => {
+    const expiresAt = new Date(t.clock.now().getTime() + 3_600_000).toISOString();
+    const codes = await makeBatch({ bookId, quantity: 3, maxActivations: 5, expiresAt });
+    expect((await redeem(codes[0]!.code)).status).toBe(201);
+    t.clock.advance(3_600_000);
+    const refused = await redeem(codes[1]!.code);
+    expect(refused.status).toBe(409);
+    expect(await bodyOf(refused)).toMatchObject({ code: "QR_CODE_EXPIRED", status: 409 });
+    expect((await redeem(codes[0]!.code)).status).toBe(409);
+    // Nothing was consumed by the refusals.
+    expect(await getBatch(codes[0]!.batchId!)).toMatchObject({ redeemed: 1, unused: 2 });
+    // A disabled code says so first, as the CSV's status does.
+    await t.call("POST", `/activation-qr-code/${codes[2]!.id}/en-disable`, {
+      token: admin.token,
+      json: { enabled: false },
+    });
+    expect((await bodyOf(await redeem(codes[2]!.code))).code).toBe("QR_CODE_DISABLED");
+  });
+
+  test("codes.csv: a header row, then every code of the batch in id order with its status", async () => {
+    const expiresAt = new Date(t.clock.now().getTime() + 1000).toISOString();
+    const expiring = await makeBatch({ bookId, quantity: 2, expiresAt });
+    t.clock.advance(1000);
+    const codes = await makeBatch({ bookId, quantity: 1200, maxActivations: 1, label: 'Run "A", 2026' });
+    const batchId = codes[0]!.batchId!;
+    expect((await redeem(codes[0]!.code)).status).toBe(201);
+    await t.call("POST", `/activation-qr-code/${codes[1]!.id}/en-disable`, {
+      token: admin.token,
+      json: { enabled: false },
+    });
+    const response = await t.call("GET", `/activation-qr-code/batch/${batchId}/codes.csv`, {
+      token: admin.token,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(response.headers.get("content-disposition")).toBe(
+      `attachment; filename="batch-${batchId}-codes.csv"`,
+    );
+    const rows = parseCsv(await response.text());
+    expect(rows[0]).toEqual(["code", "id", "status", "activationCount", "createdAt"]);
+    expect(rows).toHaveLength(1201);
+    expect(rows.slice(1).map((row) => Number(row[1]))).toEqual(codes.map((qr) => qr.id));
+    expect(rows[1]).toEqual([codes[0]!.code, String(codes[0]!.id), "exhausted", "1", codes[0]!.createdAt]);
+    expect(rows[2]!.slice(2, 4)).toEqual(["disabled", "0"]);
+    expect(rows[3]!.slice(0, 4)).toEqual([codes[2]!.code, String(codes[2]!.id), "available", "0"]);
+
+    const expired = await t.call("GET", `/activation-qr-code/batch/${expiring[0]!.batchId}/codes.csv`, {
+      token: admin.token,
+    });
+    expect(parseCsv(await expired.text()).map((row) => row[2])).toEqual(["status", "expired", "expired"]);
+  });
+
+  test("sheet.pdf: 100 codes print as vector symbols that decode to exactly those codes", async () => {
+    const codes = await makeBatch({ bookId, quantity: 100, label: "Sheet run" });
+    const batchId = codes[0]!.batchId!;
+    const response = await t.call("GET", `/activation-qr-code/batch/${batchId}/sheet.pdf`, {
+      token: admin.token,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/pdf");
+    expect(response.headers.get("content-disposition")).toBe(`inline; filename="batch-${batchId}-sheet.pdf"`);
+    const pdf = new Uint8Array(await response.arrayBuffer());
+    expect(new TextDecoder().decode(pdf.subarray(0, 8))).toBe("%PDF-1.7");
+    const layout = { paper: "A4", columns: 4, rows: 6, symbolMm: 30 } as const;
+    const sheet = readSheet(pdf, layout, codes.length);
+    expect(sheet.pages).toBe(5);
+    expect(sheet.pageSize).toContain("595.28 x 841.89");
+    // Cell by cell, in print order, the symbols say the batch's codes in id order.
+    expect(sheet.cells).toEqual(codes.map((qr) => qr.code));
+    for (const read of sheet.wholePages) expect(codes.map((qr) => qr.code)).toContain(read);
+    // Vector: the document holds no raster image at all (pdfimages lists only its two header lines).
+    expect(sheet.images.trim().split("\n")).toHaveLength(2);
+    // The readable code under each symbol and the book's title are real text.
+    for (const qr of codes) expect(sheet.text).toContain(qr.code);
+    expect(sheet.text).toContain("Die Winterreise");
+    expect(sheet.text).toContain(`Die Winterreise · Sheet run · batch ${batchId} · page 5 of 5`);
+  });
+
+  test("sheet.pdf: layout by query, Letter paper, and QR_PAYLOAD_TEMPLATE in the symbols", async () => {
+    const other = await createTestApp({
+      env: { QR_PAYLOAD_TEMPLATE: "https://books.example.com/redeem?code={code}" },
+    });
+    try {
+      const otherAdmin = await other.admin();
+      const book = await bodyOf(
+        await other.call("POST", "/book", { token: otherAdmin.token, json: { title: "Ελληνικά & Ölmühle" } }),
+      );
+      const created = await other.call("POST", "/activation-qr-code/batch", {
+        token: otherAdmin.token,
+        json: { bookId: book.id, quantity: 7 },
+      });
+      const codes = QrCodes.parse(await bodyOf(created));
+      const layout = { paper: "Letter", columns: 3, rows: 2, symbolMm: 40 } as const;
+      const response = await other.call(
+        "GET",
+        `/activation-qr-code/batch/${codes[0]!.batchId}/sheet.pdf?paper=Letter&columns=3&rows=2&symbolMm=40`,
+        { token: otherAdmin.token },
+      );
+      expect(response.status).toBe(200);
+      const sheet = readSheet(new Uint8Array(await response.arrayBuffer()), layout, codes.length);
+      expect(sheet.pages).toBe(2);
+      expect(sheet.pageSize).toContain("612 x 792");
+      expect(sheet.cells).toEqual(codes.map((qr) => `https://books.example.com/redeem?code=${qr.code}`));
+      // Characters the standard font cannot show become "?"; the rest print as they are.
+      expect(sheet.text).toContain("???????? & Ölmühle");
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("sheet.pdf: a grid that does not fit the paper is VALIDATION_FAILED naming the parameter", async () => {
+    const batchId = (await makeBatch({ bookId, quantity: 1 }))[0]!.batchId!;
+    for (const [query, field] of [
+      ["symbolMm=14", "symbolMm"],
+      ["symbolMm=251", "symbolMm"],
+      ["symbolMm=big", "symbolMm"],
+      ["paper=A3", "paper"],
+      ["columns=0", "columns"],
+      ["columns=21", "columns"],
+      ["rows=41", "rows"],
+      ["columns=2.5", "columns"],
+      // 190 mm across 5 columns is 38 mm each: a 40 mm symbol does not fit.
+      ["columns=5&symbolMm=40", "symbolMm"],
+      // 277 mm down 8 rows is 34.6 mm each: 30 mm of symbol leave no room for the text.
+      ["rows=8&symbolMm=30", "symbolMm"],
+      // 190 mm across 9 columns is 21 mm each: too narrow to print the code legibly.
+      ["columns=9&symbolMm=15", "columns"],
+    ] as const) {
+      const response = await t.call("GET", `/activation-qr-code/batch/${batchId}/sheet.pdf?${query}`, {
+        token: admin.token,
+      });
+      expect(response.status, query).toBe(400);
+      const body = await bodyOf(response);
+      expect(body.code).toBe("VALIDATION_FAILED");
+      expect(
+        body.errors.map((e: { path: string }) => e.path),
+        query,
+      ).toContain(field);
+    }
+    const smallest = await t.call(
+      "GET",
+      `/activation-qr-code/batch/${batchId}/sheet.pdf?columns=7&rows=12&symbolMm=15`,
+      { token: admin.token },
+    );
+    expect(smallest.status).toBe(200);
+    const head = await t.call("HEAD", `/activation-qr-code/batch/${batchId}/sheet.pdf`, {
+      token: admin.token,
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("application/pdf");
+    expect(await head.text()).toBe("");
+    const sheet = readSheet(
+      new Uint8Array(await smallest.arrayBuffer()),
+      {
+        paper: "A4",
+        columns: 7,
+        rows: 12,
+        symbolMm: 15,
+      },
+      1,
+    );
+    expect(sheet.cells).toHaveLength(1);
+  });
+});
