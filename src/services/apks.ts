@@ -46,12 +46,14 @@ export async function createApk(db: Database, input: ApkInputValue, now: Date): 
 
 /**
  * Replaces the writable fields; `active: true` deactivates the active APK of the same kind in the
- * same transaction, `active: false` deactivates this one, absent leaves it as it is.
+ * same transaction (409 if package or signer differ from it, unless `allowSignerChange`),
+ * `active: false` deactivates this one, absent leaves it as it is.
  */
 export async function replaceApk(
   db: Database,
   id: number,
   input: ApkInputValue,
+  options: { allowSignerChange: boolean },
   now: Date,
 ): Promise<apks.ApkRow> {
   const { active, ...fields } = input;
@@ -66,6 +68,10 @@ export async function replaceApk(
           "CONFLICT",
           `APK ${id} has an uploaded file with versionCode ${current.versionCode}; it cannot become ${fields.versionCode}.`,
         );
+      }
+      if (active && !options.allowSignerChange) {
+        const previous = await apks.findActiveApk(tx, fields.kind);
+        if (previous && previous.id !== id) assertSameLineage(previous, current, `APK ${id}`);
       }
       if (active) await apks.deactivateOthers(tx, fields.kind, id, now);
       const updated = await apks.updateApk(
@@ -110,6 +116,30 @@ export function assertFileReplaceable(apk: apks.ApkRow): void {
   }
 }
 
+type Lineage = Pick<apks.ApkRow, "packageName" | "signerSha256">;
+
+/**
+ * Devices install an update only over the same package signed by the same certificate: 409 when
+ * `candidate` differs from the active APK `current` in either. Signers are compared only when both
+ * are known: an unsigned APK cannot be installed by any device anyway, and an APK recorded before
+ * signers were read has none to compare with.
+ */
+function assertSameLineage(current: apks.ApkRow, candidate: Lineage, what: string): void {
+  const how = "add ?allowSignerChange=true if the change is meant";
+  if (current.packageName && candidate.packageName && current.packageName !== candidate.packageName) {
+    throw new AppError(
+      "CONFLICT",
+      `${what} is package ${candidate.packageName}, but the active ${current.kind} (APK ${current.id}) is ${current.packageName}; ${how}.`,
+    );
+  }
+  if (current.signerSha256 && candidate.signerSha256 && current.signerSha256 !== candidate.signerSha256) {
+    throw new AppError(
+      "CONFLICT",
+      `${what} is signed by certificate SHA-256 ${candidate.signerSha256}, but the active ${current.kind} (APK ${current.id}) by ${current.signerSha256}; devices cannot update across a signer change, ${how}.`,
+    );
+  }
+}
+
 export interface ApkUpload {
   sha256: string;
   size: number;
@@ -121,9 +151,7 @@ export interface ApkUpload {
  * Points the APK at its uploaded file and records what the file says about itself. 409 when the
  * file's versionCode is not the record's, when the APK is active (the bytes behind an active
  * APK's download URL never change under devices), or when package or signer differ from the
- * active APK of the kind without `allowSignerChange`. Signers are compared only when both are
- * known: an unsigned upload cannot be installed by any device anyway, and an APK recorded
- * before signers were read has none to compare with.
+ * active APK of the kind without `allowSignerChange` (see assertSameLineage).
  */
 export async function attachApkFile(
   db: Database,
@@ -143,18 +171,9 @@ export async function attachApkFile(
         `The uploaded APK has versionCode ${metadata.versionCode}, but APK ${id} is versionCode ${apk.versionCode}.`,
       );
     }
-    const current = options.allowSignerChange ? undefined : await apks.findActiveApk(tx, apk.kind);
-    if (current?.packageName && current.packageName !== metadata.packageName) {
-      throw new AppError(
-        "CONFLICT",
-        `The uploaded APK is package ${metadata.packageName}, but the active ${apk.kind} (APK ${current.id}) is ${current.packageName}; add ?allowSignerChange=true if the change is meant.`,
-      );
-    }
-    if (current?.signerSha256 && metadata.signerSha256 && current.signerSha256 !== metadata.signerSha256) {
-      throw new AppError(
-        "CONFLICT",
-        `The uploaded APK is signed by certificate SHA-256 ${metadata.signerSha256}, but the active ${apk.kind} (APK ${current.id}) by ${current.signerSha256}; devices cannot update across a signer change. Add ?allowSignerChange=true if it is meant.`,
-      );
+    if (!options.allowSignerChange) {
+      const current = await apks.findActiveApk(tx, apk.kind);
+      if (current && current.id !== apk.id) assertSameLineage(current, metadata, "The uploaded APK");
     }
     await recordBlob(tx, upload.sha256, upload.size, now);
     const updated = await apks.updateApk(

@@ -128,6 +128,32 @@ describe("APK metadata and update checks", () => {
     expect(await bodyOf(response)).toMatchObject({ signerSha256: null, versionCode: 105 });
   });
 
+  test("making an APK of another signer active → 409 unless allowSignerChange=true", async () => {
+    // APK 102 holds keyB's build (uploaded with allowSignerChange); the active bookapp is keyA's.
+    const otherSigner = (
+      await bodyOf(await t.call("GET", "/apk?sort=versionCode", { token: admin.token }))
+    ).find((apk: { versionCode: number }) => apk.versionCode === 102).id as number;
+    const refused = await activate(otherSigner, 102);
+    expect(refused.status).toBe(409);
+    expect((await bodyOf(refused)).detail).toContain(apksignerSigner(first.path));
+    expect((await record(firstId)).active).toBe(true);
+    expect((await record(otherSigner)).active).toBe(false);
+
+    const allowed = await t.call("PUT", `/apk/${otherSigner}?allowSignerChange=true`, {
+      token: admin.token,
+      json: { kind: "bookapp", versionCode: 102, versionName: "102.0", active: true },
+    });
+    expect(allowed.status).toBe(200);
+    expect((await record(firstId)).active).toBe(false);
+    // Back to keyA's build for the tests below: a signer change again, so it needs the flag too.
+    expect((await activate(firstId, 100)).status).toBe(409);
+    const back = await t.call("PUT", `/apk/${firstId}?allowSignerChange=true`, {
+      token: admin.token,
+      json: { kind: "bookapp", versionCode: 100, versionName: "100.0", active: true },
+    });
+    expect(back.status).toBe(200);
+  });
+
   test("a zip whose AndroidManifest.xml cannot be read → 415", async () => {
     const id = await create("bookapp", 106);
     const response = await upload(id, makeZip({ "AndroidManifest.xml": "<manifest/>", "classes.dex": "x" }));

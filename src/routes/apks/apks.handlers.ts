@@ -113,7 +113,14 @@ export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => 
 
 export const updateApk: AppRouteHandler<typeof routes.updateApk> = async (c) => {
   const { db, clock } = c.get("deps");
-  const apk = await service.replaceApk(db, c.req.valid("param").id, c.req.valid("json"), clock.now());
+  const { allowSignerChange } = c.req.valid("query");
+  const apk = await service.replaceApk(
+    db,
+    c.req.valid("param").id,
+    c.req.valid("json"),
+    { allowSignerChange: allowSignerChange === "true" },
+    clock.now(),
+  );
   return respondResource(c, toApk(apk), (base) => apkLinks(apk, base)) as never;
 };
 

@@ -10,7 +10,7 @@ import {
   jsonContent,
 } from "../../lib/openapi";
 import { listHeaders, listQuery } from "../../lib/sort-and-page";
-import { ActiveApks, Apk, ApkInput, apkSortFields, UploadApkQuery } from "./apks.schemas";
+import { ActiveApks, Apk, ApkInput, apkSortFields, SignerChangeQuery } from "./apks.schemas";
 
 const tags = ["APK"];
 const bodyErrors = [
@@ -128,7 +128,7 @@ export const uploadApk = defineRoute("admin", {
     "409 when its versionCode is not the record's, when the APK is active, or when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`). " +
     "An unsigned APK is accepted with `signerSha256: null`; signers are compared only when both are known.",
   tags,
-  request: { params: IdParam, query: UploadApkQuery, body: fileUploadBody("The APK") },
+  request: { params: IdParam, query: SignerChangeQuery, body: fileUploadBody("The APK") },
   responses: {
     200: jsonContent(Apk, "The APK with its file"),
     ...errorResponses(...uploadErrors, "CONFLICT"),
@@ -141,9 +141,9 @@ export const updateApk = defineRoute("admin", {
   operationId: "updateApk",
   summary: "Replace an APK's fields; make it active",
   description:
-    "`active: true` deactivates the active APK of the same kind in the same transaction; 409 without an uploaded file, and 409 for a versionCode other than the uploaded file's.",
+    "`active: true` deactivates the active APK of the same kind in the same transaction; 409 without an uploaded file, for a versionCode other than the uploaded file's, and when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`).",
   tags,
-  request: { params: IdParam, body: jsonBody(ApkInput) },
+  request: { params: IdParam, query: SignerChangeQuery, body: jsonBody(ApkInput) },
   responses: {
     200: jsonContent(Apk, "The updated APK"),
     ...errorResponses(...bodyErrors, "NOT_FOUND", "CONFLICT"),

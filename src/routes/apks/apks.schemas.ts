@@ -64,14 +64,14 @@ export const ActiveApks = z
       "What a device needs to check for an update: versionCode, minSdk, signerSha256, file size and sha256, and the download URL",
   });
 
-export const UploadApkQuery = z.object({
+export const SignerChangeQuery = z.object({
   allowSignerChange: z
     .enum(["true", "false"])
     .optional()
     .openapi({
       param: { name: "allowSignerChange", in: "query" },
       description:
-        "`true` accepts a file whose package or signing certificate differs from the active APK of the same kind (devices cannot update across such a change)",
+        "`true` accepts an APK whose package or signing certificate differs from the active APK of the same kind (devices cannot update across such a change)",
       example: "true",
     }),
 });
