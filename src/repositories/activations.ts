@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { preparedPer, prepareNamed } from "../db/prepared";
 import type { BookVersionRow } from "./book-versions";
 import type { BookRow } from "./books";
 
@@ -95,31 +96,6 @@ export async function deleteActivation(db: Database, id: number): Promise<Activa
   const { activation } = db.tables;
   const [row] = await db.orm.delete(activation).where(eq(activation.id, id)).returning();
   return row;
-}
-
-/**
- * Drizzle's query builders take no name for `.prepare()` on SQLite and one on Postgres; this
- * calls it with a name either way (the SQLite builder ignores extra arguments).
- */
-function prepareNamed<Q extends { prepare: (...args: never[]) => unknown }>(query: Q, name: string) {
-  const prepare = query.prepare as unknown as (this: Q, name: string) => ReturnType<Q["prepare"]>;
-  return prepare.call(query, name);
-}
-
-/**
- * One prepared statement per query builder: a Postgres transaction brings its own builder, and a
- * statement prepared on another would run outside the transaction.
- */
-function preparedPer<S>(build: (db: Database) => S): (db: Database) => S {
-  const statements = new WeakMap<object, S>();
-  return (db) => {
-    let statement = statements.get(db.orm);
-    if (statement === undefined) {
-      statement = build(db);
-      statements.set(db.orm, statement);
-    }
-    return statement;
-  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { count, eq, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { preparedPer, prepareNamed } from "../db/prepared";
 
 export type BookRow = Database["tables"]["book"]["$inferSelect"];
 export type BookFields = Pick<BookRow, "title" | "author" | "isbn" | "description" | "language">;
@@ -21,31 +22,6 @@ export async function listBooks(
 export async function countBooks(db: Database): Promise<number> {
   const [row] = await db.orm.select({ n: count() }).from(db.tables.book);
   return Number(row?.n ?? 0);
-}
-
-/**
- * Drizzle's query builders take no name for `.prepare()` on SQLite and one on Postgres; this
- * calls it with a name either way (the SQLite builder ignores extra arguments).
- */
-function prepareNamed<Q extends { prepare: (...args: never[]) => unknown }>(query: Q, name: string) {
-  const prepare = query.prepare as unknown as (this: Q, name: string) => ReturnType<Q["prepare"]>;
-  return prepare.call(query, name);
-}
-
-/**
- * One prepared statement per query builder: a Postgres transaction brings its own builder, and a
- * statement prepared on another would run outside the transaction.
- */
-function preparedPer<S>(build: (db: Database) => S): (db: Database) => S {
-  const statements = new WeakMap<object, S>();
-  return (db) => {
-    let statement = statements.get(db.orm);
-    if (statement === undefined) {
-      statement = build(db);
-      statements.set(db.orm, statement);
-    }
-    return statement;
-  };
 }
 
 // A hot read (GET /book/{id}, and every check that a book exists): prepared, built only once.

@@ -1,36 +1,12 @@
 import { and, eq, lte, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { preparedPer, prepareNamed } from "../db/prepared";
 
 export type SessionRow = Database["tables"]["userSession"]["$inferSelect"];
 export type NewSession = Database["tables"]["userSession"]["$inferInsert"];
 
 export async function insertSession(db: Database, session: NewSession): Promise<void> {
   await db.orm.insert(db.tables.userSession).values(session);
-}
-
-/**
- * Drizzle's query builders take no name for `.prepare()` on SQLite and one on Postgres; this
- * calls it with a name either way (the SQLite builder ignores extra arguments).
- */
-function prepareNamed<Q extends { prepare: (...args: never[]) => unknown }>(query: Q, name: string) {
-  const prepare = query.prepare as unknown as (this: Q, name: string) => ReturnType<Q["prepare"]>;
-  return prepare.call(query, name);
-}
-
-/**
- * One prepared statement per query builder: a Postgres transaction brings its own builder, and a
- * statement prepared on another would run outside the transaction.
- */
-function preparedPer<S>(build: (db: Database) => S): (db: Database) => S {
-  const statements = new WeakMap<object, S>();
-  return (db) => {
-    let statement = statements.get(db.orm);
-    if (statement === undefined) {
-      statement = build(db);
-      statements.set(db.orm, statement);
-    }
-    return statement;
-  };
 }
 
 // Every authenticated request looks its session up: prepared, so the SQL is built only once.
