@@ -7,8 +7,9 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { PDFDocument, PDFOperator, StandardFonts } from "pdf-lib";
 import { generateActivationCode } from "../src/lib/activation-code";
-import { planSheet, printSheet } from "../src/lib/print-sheet";
+import { printSheet } from "../src/lib/print-sheet";
 import { qrPdfOperators, qrVector } from "../src/lib/qr-vector";
+import { planSheet } from "../src/lib/sheet-layout";
 import { currentRssMiB, fmt, freePort, json, peakRssMiB, startBookdist, tempDir } from "./lib";
 
 const CODES = 10_000;

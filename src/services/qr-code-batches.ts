@@ -2,8 +2,8 @@
 // on and off together, exported as CSV and printed as sheets of vector QR symbols.
 import { asc } from "drizzle-orm";
 import type { Database } from "#db";
-import { planSheet, printSheet, type SheetLayout } from "../lib/print-sheet";
 import { notFound } from "../lib/problems";
+import { planSheet, type SheetLayout } from "../lib/sheet-layout";
 import { findBook } from "../repositories/books";
 import * as batches from "../repositories/qr-code-batches";
 import type { QrCodeRow } from "../repositories/qr-codes";
@@ -129,6 +129,8 @@ export async function batchSheet(
       yield { code: row.code, payload: qrPayload(payloadTemplate, row.code) };
     }
   }
+  // Loaded on first use: pdf-lib adds ~20 MiB to a process that may never print a sheet.
+  const { printSheet } = await import("../lib/print-sheet");
   const stream = printSheet(geometry, {
     title: book.title,
     footer,

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Links } from "../../lib/hal";
 import { Timestamp } from "../../lib/openapi";
-import { PAPERS } from "../../lib/print-sheet";
+import { PAPERS } from "../../lib/sheet-layout";
 import type { QrCodeBatchWithCounts } from "../../repositories/qr-code-batches";
 
 export const QrCodeBatch = z
