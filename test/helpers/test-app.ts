@@ -42,7 +42,7 @@ export interface TestApp {
 export async function createTestApp(
   options: {
     env?: Record<string, string>;
-    store?: (deps: Omit<Deps, "store">) => StoreDirectory;
+    store?: (deps: Omit<Deps, "store">) => StoreDirectory | Promise<StoreDirectory>;
     onQuery?: (query: string) => void;
   } = {},
 ): Promise<TestApp> {
@@ -70,7 +70,7 @@ export async function createTestApp(
   };
   const deps: Deps = {
     ...base,
-    store: options.store ? options.store(base) : new EmbeddedStore(base.db, clock),
+    store: options.store ? await options.store(base) : new EmbeddedStore(base.db, clock),
   };
   const app = createApp(deps);
   let userCount = 0;

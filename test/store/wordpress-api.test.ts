@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
 import { Session } from "../../src/routes/authentication/authentication.schemas";
 import { Health } from "../../src/routes/service/service.routes";
+import { openStore } from "../../src/store/open-store";
 import { WordPressStore } from "../../src/store/wordpress";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 import { createWordPressDatabase, storeServerUrl, type WordPressDatabase } from "../helpers/wordpress";
@@ -12,11 +13,25 @@ const UUID_KEY = "_bookdist_uuid";
 // Nobody is an admin by e-mail here, so admin roles can only come from the shop's capabilities.
 const env = { ADMIN_EMAILS: "nobody@example.invalid" };
 
+/** The app with the store STORE_DRIVER=wordpress opens, as src/index.ts does. */
 function wordPressApp(url: string): Promise<TestApp> {
   return createTestApp({
     env,
-    store: (deps) =>
-      new WordPressStore({ url, tablePrefix: "wp_", uuidMetaKey: UUID_KEY, db: deps.db, clock: deps.clock }),
+    store: async (deps) => {
+      const store = await openStore(
+        {
+          ...deps.config,
+          storeDriver: "wordpress",
+          storeDatabaseUrl: url,
+          storeTablePrefix: "wp_",
+          storeUuidMetaKey: UUID_KEY,
+        },
+        deps.db,
+        deps.clock,
+      );
+      expect(store).toBeInstanceOf(WordPressStore);
+      return store;
+    },
   });
 }
 
