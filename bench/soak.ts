@@ -19,7 +19,7 @@ const READERS = 20;
 const REDEEMERS = 40;
 const BOOKS_PER_READER = 5;
 /** Single-use codes made before the run: more than the redemptions the machine can do. */
-const CODES = Math.min(200_000, Math.max(20_000, SECONDS * 500));
+const CODES = Math.min(200_000, Math.max(20_000, SECONDS * 1_000));
 /**
  * Relative weights of the kinds the main clients send. Logins (a deliberately slow password hash
  * each) get clients of their own: in one closed loop they would hold every client and starve the rest.
