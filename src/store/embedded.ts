@@ -4,6 +4,7 @@ import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "../auth/passwords";
 import { isUniqueViolation } from "../db/errors";
+import { preparedPer, prepareNamed } from "../db/prepared";
 import { withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
@@ -24,6 +25,36 @@ import {
 const PREFIX = "wp_";
 const CAPABILITIES_KEY = `${PREFIX}capabilities`;
 const UUID_KEY = "_bookdist_uuid";
+const PROFILE_KEYS = ["first_name", "last_name", CAPABILITIES_KEY, UUID_KEY];
+
+// GET /authentication/me and every role check look a user up by uuid: prepared, so the SQL is
+// built and compiled once rather than on every call.
+const linkByUuid = preparedPer((db) => {
+  const { storeUserLink } = db.tables;
+  const query = db.orm
+    .select()
+    .from(storeUserLink)
+    .where(eq(storeUserLink.uuid, sql.placeholder("uuid")));
+  return prepareNamed(query, "embedded_link_by_uuid");
+});
+const userById = preparedPer((db) => {
+  const { storeUser } = db.tables;
+  const query = db.orm
+    .select()
+    .from(storeUser)
+    .where(eq(storeUser.id, sql.placeholder("id")));
+  return prepareNamed(query, "embedded_user_by_id");
+});
+const profileMetaOf = preparedPer((db) => {
+  const { storeUsermeta } = db.tables;
+  const query = db.orm
+    .select({ key: storeUsermeta.metaKey, value: storeUsermeta.metaValue })
+    .from(storeUsermeta)
+    .where(
+      and(eq(storeUsermeta.userId, sql.placeholder("id")), inArray(storeUsermeta.metaKey, PROFILE_KEYS)),
+    );
+  return prepareNamed(query, "embedded_profile_meta");
+});
 
 export class EmbeddedStore implements StoreDirectory {
   readonly kind = "embedded" as const;
@@ -126,12 +157,7 @@ export class EmbeddedStore implements StoreDirectory {
   }
 
   async findByUuid(uuid: string): Promise<StoreUser | null> {
-    const { storeUserLink } = this.db.tables;
-    const [link] = await this.db.orm
-      .select()
-      .from(storeUserLink)
-      .where(eq(storeUserLink.uuid, uuid))
-      .limit(1);
+    const [link] = await linkByUuid(this.db).execute({ uuid });
     return link ? this.toStoreUser(Number(link.storeUserId)) : null;
   }
 
@@ -152,18 +178,9 @@ export class EmbeddedStore implements StoreDirectory {
   }
 
   private async toStoreUser(id: number): Promise<StoreUser | null> {
-    const { storeUser, storeUsermeta } = this.db.tables;
-    const [row] = await this.db.orm.select().from(storeUser).where(eq(storeUser.id, id)).limit(1);
+    const [row] = await userById(this.db).execute({ id });
     if (!row) return null;
-    const metaRows = await this.db.orm
-      .select({ key: storeUsermeta.metaKey, value: storeUsermeta.metaValue })
-      .from(storeUsermeta)
-      .where(
-        and(
-          eq(storeUsermeta.userId, id),
-          inArray(storeUsermeta.metaKey, ["first_name", "last_name", CAPABILITIES_KEY, UUID_KEY]),
-        ),
-      );
+    const metaRows = await profileMetaOf(this.db).execute({ id });
     const meta = new Map(metaRows.map((m) => [m.key, m.value]));
     const uuid = meta.get(UUID_KEY) ?? (await this.giveUuid(id));
     return {
