@@ -2,7 +2,7 @@
 // closed loop of concurrent clients over loopback, mixing authenticated reads (GET /book/my-books,
 // GET /book/{id}), QR-code redemptions (fresh single-use codes) and logins (a password hash and a
 // new session each). Prints requests/s per kind, every non-2xx answer, and the server's RSS at
-// the start, every 15 s and at the end; exits 1 when any request failed.
+// the start, every 15 s and at the end; exits 1 when any request failed or RSS kept growing.
 //
 // Run: bun bench/soak.ts                 (180 s)
 //      SOAK_SECONDS=60 SOAK_CONCURRENCY=64 bun bench/soak.ts
@@ -12,6 +12,8 @@ import { currentRssMiB, fmt, freePort, json, startBookdist, tempDir } from "./li
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 180);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 64);
 const SAMPLE_EVERY_MS = 15_000;
+/** How much the server's RSS may grow over the run before the soak calls it a leak. */
+const MAX_RSS_GROWTH_MIB = Number(process.env.SOAK_MAX_RSS_GROWTH_MIB ?? 32);
 const ADMIN = "soak-admin@example.com";
 const PASSWORD = "soak password soak password";
 const BOOKS = 200;
@@ -88,6 +90,11 @@ async function main(): Promise<void> {
     console.log(
       `\nRSS: start ${fmt(rss[0]!.mib)} MiB, end ${fmt(endRss)} MiB, min ${fmt(Math.min(...rss.map((s) => s.mib)))}, max ${fmt(Math.max(...rss.map((s) => s.mib)))} (samples every ${SAMPLE_EVERY_MS / 1000} s)`,
     );
+    const growth = rssGrowth(rss);
+    console.log(
+      `RSS growth over the run: ${fmt(growth.mib)} MiB (allowed ${fmt(growth.allowedMib)} MiB): ${growth.flat ? "flat" : "GROWING"}`,
+    );
+    if (!growth.flat) process.exitCode = 1;
     if (failed > 0) {
       console.log(`\n${failed} requests failed:`);
       for (const [key, sample] of result.errors) console.log(`  ${key} ×${sample.count}: ${sample.body}`);
@@ -97,6 +104,25 @@ async function main(): Promise<void> {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Memory is "flat" when the last third of the run stays within a margin of the first sample.
+ * A leak of a few bytes per request shows here as steady growth; allocator noise and SQLite's
+ * page cache filling up (bounded) stay inside the margin. Comparing the mean of the last third,
+ * not the last sample alone, keeps one GC-timing spike from failing the run.
+ */
+function rssGrowth(samples: { at: number; mib: number }[]): {
+  mib: number;
+  allowedMib: number;
+  flat: boolean;
+} {
+  const start = samples[0]!.mib;
+  const tail = samples.slice(Math.max(1, Math.floor((samples.length * 2) / 3)));
+  const tailMean = tail.reduce((sum, s) => sum + s.mib, 0) / Math.max(1, tail.length);
+  const allowedMib = Math.max(MAX_RSS_GROWTH_MIB, start * 0.25);
+  const mib = tailMean - start;
+  return { mib, allowedMib, flat: mib <= allowedMib };
 }
 
 interface Seeded {
