@@ -38,8 +38,10 @@ export class TokenSigner {
     if (parts.length !== 3) return null;
     const [header, payload, signature] = parts as [string, string, string];
     if (!isHs256Header(header)) return null;
-    const expected = this.mac(`${header}.${payload}`);
-    const given = Buffer.from(signature, "base64url");
+    // Compare the encoded text, not decoded bytes: the base64url decoder skips stray characters
+    // and unused trailing bits, so `sig=`, `sig!` or a changed last character would decode equal.
+    const expected = Buffer.from(this.mac(`${header}.${payload}`).toString("base64url"));
+    const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     const claims = parseJson(Buffer.from(payload, "base64url").toString("utf8"));
     if (!isClaims(claims) || claims.iss !== this.issuer) return null;

@@ -160,7 +160,30 @@ describe("tokens and sessions", () => {
       return `${input}.${createHmac("sha256", "another-secret-another-secret-!!").update(input).digest("base64url")}`;
     })();
     const hs512 = `${encode({ alg: "HS512", typ: "JWT" })}.${payload}.${user.token.split(".")[2]}`;
-    for (const token of [none, adminClaims, otherKey, hs512, "not.a.jwt", "abc", `${user.token}x`]) {
+    // The base64url decoder ignores stray characters and a last character's unused bits: each of
+    // these decodes to the right signature bytes, yet is not the token that was issued.
+    const signature = user.token.split(".")[2]!;
+    const last = signature.at(-1)!;
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const sameBits = alphabet[alphabet.indexOf(last) ^ 1]!;
+    const lastCharChanged = `${user.token.slice(0, -1)}${sameBits}`;
+    expect(Buffer.from(lastCharChanged.split(".")[2]!, "base64url")).toEqual(
+      Buffer.from(signature, "base64url"),
+    );
+    const malleable = [`${user.token}=`, `${user.token}!`, `${user.token}==`, lastCharChanged];
+    malleable.push(
+      `${user.token.split(".").slice(0, 2).join(".")}.${signature.slice(0, 10)} ${signature.slice(10)}`,
+    );
+    for (const token of [
+      none,
+      adminClaims,
+      otherKey,
+      hs512,
+      "not.a.jwt",
+      "abc",
+      `${user.token}x`,
+      ...malleable,
+    ]) {
       const response = await me(token);
       expect(response.status).toBe(401);
       expect((await bodyOf(response)).code).toBe("AUTHENTICATION_FAILED");
