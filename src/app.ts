@@ -5,6 +5,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import type { Deps } from "./lib/deps";
+import { MAX_JSON_BODY_BYTES, payloadTooLarge } from "./lib/empty-body";
 import { handleError } from "./lib/error-handler";
 import { AppError, problemResponse } from "./lib/problems";
 import { requestLogger } from "./lib/request-logger";
@@ -13,8 +14,12 @@ import { routers } from "./routes";
 import { registerApiDocs } from "./routes/docs";
 import { createServices } from "./services/container";
 
-/** JSON bodies are small; uploads (multipart) are bounded per route while they stream. */
-const MAX_JSON_BODY_BYTES = 1024 * 1024;
+/**
+ * The upload routes (POST /book/{id}/cover, /bookversion/{id}/upload, /apk/{id}/upload) bound
+ * their bodies themselves while they stream; every other body is held to MAX_JSON_BODY_BYTES.
+ * Matched on the path the router sees, not on Content-Type, which the client chooses.
+ */
+const UPLOAD_PATH = /^\/(?:book\/[^/]+\/cover|(?:bookversion|apk)\/[^/]+\/upload)$/;
 
 export function createApp(deps: Deps) {
   const app = new OpenAPIHono<AppBindings>();
@@ -46,7 +51,7 @@ export function createApp(deps: Deps) {
     methodNotAllowed({ app, onMethodNotAllowed: (c, methods) => methodNotAllowedResponse(c, methods) }),
   );
   app.use(async (c, next) => {
-    if ((c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/")) return next();
+    if (c.req.method === "POST" && UPLOAD_PATH.test(c.req.path)) return next();
     return jsonBodyLimit(c, next);
   });
 
@@ -63,7 +68,7 @@ export function createApp(deps: Deps) {
 const jsonBodyLimit = bodyLimit({
   maxSize: MAX_JSON_BODY_BYTES,
   onError: () => {
-    throw new AppError("PAYLOAD_TOO_LARGE", `The request body is over ${MAX_JSON_BODY_BYTES} bytes.`);
+    throw payloadTooLarge();
   },
 });
 

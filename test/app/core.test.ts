@@ -102,6 +102,55 @@ describe("HTTP core", () => {
     expect((await bodyOf(response)).code).toBe("PAYLOAD_TOO_LARGE");
   });
 
+  test("the body limit holds for every route but the three uploads, whatever the Content-Type", async () => {
+    const user = await t.user();
+    const multipart = { "Content-Type": "multipart/form-data; boundary=x" };
+    const big = "x".repeat(2 * 1024 * 1024);
+    const logout = await t.call("POST", "/authentication/logout", {
+      token: user.token,
+      headers: multipart,
+      body: big,
+    });
+    expect(logout.status).toBe(413);
+    expect((await bodyOf(logout)).code).toBe("PAYLOAD_TOO_LARGE");
+    const book = await t.call("POST", "/book", { token: admin.token, headers: multipart, body: big });
+    expect(book.status).toBe(413);
+
+    // A streamed body without Content-Length is cut off near the limit, not read to its end.
+    let pulled = 0;
+    const chunk = new Uint8Array(64 * 1024).fill(0x20);
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled >= 64 * 1024 * 1024) return controller.close();
+        pulled += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const streamed = await t.call("POST", "/authentication/logout", {
+      token: user.token,
+      headers: multipart,
+      body: stream,
+    });
+    expect(streamed.status).toBe(413);
+    expect(pulled).toBeLessThan(4 * 1024 * 1024);
+    expect((await t.call("GET", "/authentication/me", { token: user.token })).status).toBe(200);
+
+    // The uploads bound themselves (MAX_*_BYTES), so a 2 MiB archive is not refused for its size.
+    const created = await t.call("POST", "/book", { token: admin.token, json: { title: "Limits" } });
+    const version = await t.call("POST", "/bookversion", {
+      token: admin.token,
+      json: { bookId: (await bodyOf(created)).id, versionCode: 1, versionName: "1" },
+    });
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(2 * 1024 * 1024)]), "book.zip");
+    const upload = await t.call("POST", `/bookversion/${(await bodyOf(version)).id}/upload`, {
+      token: admin.token,
+      body: form,
+    });
+    expect(upload.status).not.toBe(413);
+    expect(upload.status).toBeLessThan(500);
+  });
+
   test("HEAD works where GET does, without a body", async () => {
     const response = await t.call("HEAD", "/health");
     expect(response.status).toBe(200);

@@ -68,7 +68,12 @@ export const logout = defineRoute(
     request: { body: { ...jsonBody(LogoutInput), required: false } },
     responses: {
       200: jsonContent(LogoutResult, "Logged out"),
-      ...errorResponses("VALIDATION_FAILED", "INVALID_DEFINITION", "UNSUPPORTED_MEDIA_TYPE"),
+      ...errorResponses(
+        "VALIDATION_FAILED",
+        "INVALID_DEFINITION",
+        "UNSUPPORTED_MEDIA_TYPE",
+        "PAYLOAD_TOO_LARGE",
+      ),
     },
   },
   [emptyBodyAsObject],
