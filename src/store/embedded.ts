@@ -26,6 +26,8 @@ const PREFIX = "wp_";
 const CAPABILITIES_KEY = `${PREFIX}capabilities`;
 const UUID_KEY = "_bookdist_uuid";
 const PROFILE_KEYS = ["first_name", "last_name", CAPABILITIES_KEY, UUID_KEY];
+// pg_advisory_xact_lock key for registrations ("bookdist" in ASCII); nothing else here uses advisory locks.
+const REGISTER_LOCK_KEY = 0x626f6f6b64697374n;
 
 // GET /authentication/me and every role check look a user up by uuid: prepared, so the SQL is
 // built and compiled once rather than on every call.
@@ -102,6 +104,12 @@ export class EmbeddedStore implements StoreDirectory {
   ): Promise<number> {
     {
       const { storeUser, storeUsermeta, storeUserLink } = tx.tables;
+      // The unique indexes guard e-mail and login, but a login taken by a concurrent registration
+      // must become "john-2", not EMAIL_ALREADY_EXISTS for a free address; nicename has no index
+      // at all. So the check-then-insert runs one at a time: SQLite's transactions already queue,
+      // on Postgres a transaction-scoped advisory lock does it (released at commit or rollback).
+      if (tx.dialect === "postgres")
+        await tx.orm.execute(sql`SELECT pg_advisory_xact_lock(${REGISTER_LOCK_KEY})`);
       const email = customer.email.trim();
       const taken = await tx.orm
         .select({ id: storeUser.id })

@@ -234,10 +234,16 @@ export class WordPressStore implements StoreDirectory {
     // Hashing first keeps the lock (and the transaction) as short as the SQL itself.
     const passwordHash = await hashPassword(customer.password);
     const email = customer.email.trim();
-    const lock = this.lockName("bookdist-register-", email.toLowerCase());
+    const emailLock = this.lockName("bookdist-register-", email.toLowerCase());
+    // Two addresses with one local part (john@a.com, john@b.com) would both find "john" free: the
+    // choice of login and nicename is serialised per shop too. Always e-mail lock first, then the
+    // names lock, so two registrations never wait for each other in opposite orders.
+    const namesLock = this.lockName("bookdist-names-", "");
     const user = await this.withSession((session) =>
-      this.underLock(session, lock, REGISTER_LOCK_SECONDS, () =>
-        this.inTransaction(session, () => this.insertCustomer(session, customer, email, passwordHash)),
+      this.underLock(session, emailLock, REGISTER_LOCK_SECONDS, () =>
+        this.underLock(session, namesLock, REGISTER_LOCK_SECONDS, () =>
+          this.inTransaction(session, () => this.insertCustomer(session, customer, email, passwordHash)),
+        ),
       ),
     );
     await this.recordLink(user.uuid, user.storeUserId);

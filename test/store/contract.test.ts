@@ -289,6 +289,23 @@ function describeStoreContract(name: string, makeStore: MakeStore): void {
       expect(uuidRows).toHaveLength(1);
     });
 
+    test("concurrent registrations of e-mails with one local part get distinct logins and nicenames", async () => {
+      // Ten at once: enough for the checks to overlap on any store that does not serialise them.
+      const emails = Array.from({ length: 10 }, (_, i) => `${i % 2 ? "John" : "john"}@${i}.example`);
+      const users = await Promise.all(
+        emails.map((email) => h.store.register({ email, password: PASSWORD, firstName: "", lastName: "" })),
+      );
+      const rows = await Promise.all(emails.map(onlyUser));
+      const logins = rows.map((row) => row.login.toLowerCase());
+      const nicenames = rows.map((row) => row.nicename.toLowerCase());
+      expect(new Set(logins).size).toBe(emails.length);
+      expect(new Set(nicenames).size).toBe(emails.length);
+      expect(logins.toSorted()).toEqual(
+        ["john", ...Array.from({ length: 9 }, (_, i) => `john-${i + 2}`)].toSorted(),
+      );
+      expect(users.map((user) => user.login.toLowerCase()).toSorted()).toEqual(logins.toSorted());
+    });
+
     test("finds a user by uuid, and store_user_link holds the mapping", async () => {
       const user = (await h.store.authenticate("mary.major", PASSWORD))!;
       expect(await h.store.findByUuid(user.uuid)).toEqual(user);
