@@ -1,0 +1,79 @@
+// The running server (`bun src/index.ts`, its own process) with STORE_DRIVER=wordpress over a
+// fresh MariaDB/MySQL database loaded with the fixture shop: its three users log in over HTTP with
+// the passwords schema.sql documents and get their roles from the shop's capabilities.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { RowDataPacket } from "mysql2/promise";
+import { Session } from "../../src/routes/authentication/authentication.schemas";
+import { Health } from "../../src/routes/service/service.routes";
+import { type RealServer, startRealServer } from "../helpers/real-server";
+import { createWordPressDatabase, storeServerUrl, type WordPressDatabase } from "../helpers/wordpress";
+
+const UUID_KEY = "_bookdist_uuid";
+
+const fixtureLogins = [
+  { name: "admin", password: "correct horse battery staple", roles: ["user", "admin"] },
+  { name: "manager@example.com", password: "Pässwörd-日本語-🔐", roles: ["user", "admin"] },
+  { name: "Jane.Doe@Example.com", password: 'it\'s "quoted"', roles: ["user"] },
+] as const;
+
+describe.skipIf(!storeServerUrl)("the running server with STORE_DRIVER=wordpress", () => {
+  let wp: WordPressDatabase;
+  let server: RealServer;
+
+  beforeAll(async () => {
+    wp = await createWordPressDatabase(storeServerUrl!);
+    server = await startRealServer({
+      env: {
+        STORE_DRIVER: "wordpress",
+        STORE_DATABASE_URL: wp.url,
+        STORE_TABLE_PREFIX: "wp_",
+        STORE_UUID_META_KEY: UUID_KEY,
+        // Nobody is an admin by e-mail, so admin roles can only come from the shop's capabilities.
+        ADMIN_EMAILS: "nobody@example.invalid",
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await wp?.drop();
+  });
+
+  const post = (path: string, json: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(json),
+    });
+
+  test("GET /health reports the shop's database as the store", async () => {
+    const response = await fetch(`${server.url}/health`);
+    expect(response.status).toBe(200);
+    expect(Health.parse(await response.json())).toEqual({ status: "ok", database: "ok", store: "ok" });
+  });
+
+  test.each(fixtureLogins)("POST /authentication/login as $name → 200 with roles $roles", async (fixture) => {
+    const response = await post("/authentication/login", { email: fixture.name, password: fixture.password });
+    expect(response.status).toBe(200);
+    const session = Session.parse(await response.json());
+    expect(session.user.roles).toEqual([...fixture.roles]);
+
+    const me = await fetch(`${server.url}/authentication/me`, {
+      headers: { Authorization: `Bearer ${session.token}` },
+    });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ uuid: session.user.uuid, roles: [...fixture.roles] });
+
+    // The uuid the server handed out is the shop-side record in usermeta.
+    const [rows] = await wp.admin.query<RowDataPacket[]>(
+      "SELECT meta_value FROM wp_usermeta WHERE meta_key = ? AND meta_value = ?",
+      [UUID_KEY, session.user.uuid],
+    );
+    expect(rows).toHaveLength(1);
+  });
+
+  test("a wrong password → 401 AUTHENTICATION_FAILED", async () => {
+    const response = await post("/authentication/login", { email: "admin", password: "wrong horse" });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ code: "AUTHENTICATION_FAILED" });
+  });
+});
