@@ -4,13 +4,25 @@ import { type ErrorCode, kebab, PROBLEM_CONTENT_TYPE, type Problem, statusOf, ti
 
 export const JSON_CONTENT_TYPE = "application/json";
 
-/** A 64-bit id that JavaScript can hold exactly (API.md §1). */
-export const Id = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(Number.MAX_SAFE_INTEGER)
-  .openapi({ type: "integer", format: "int64", minimum: 1, example: 7 });
+const DECIMAL_ID = /^[1-9][0-9]*$/;
+
+/**
+ * A 64-bit id that JavaScript can hold exactly (API.md §1): a JSON number, or in a path plain
+ * decimal digits. Only those digits are converted; `z.coerce` would take `0x10`, `1e3`, `+7`,
+ * `007` and ` 7` as numbers too. The document still says integer, so SDKs take numbers.
+ */
+export const Id = z
+  .preprocess(
+    (value) => (typeof value === "string" && DECIMAL_ID.test(value) ? Number(value) : value),
+    z.number({ error: "Expected a positive integer such as 7" }).int().min(1).max(Number.MAX_SAFE_INTEGER),
+  )
+  .openapi({
+    type: "integer",
+    format: "int64",
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    example: 7,
+  });
 
 export const IdParam = z.object({
   id: Id.openapi({ param: { name: "id", in: "path" }, description: "Record id" }),

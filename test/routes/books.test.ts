@@ -89,11 +89,25 @@ describe("books", () => {
   });
 
   test("ids: not a positive safe integer → 400, unknown → 404", async () => {
-    for (const id of ["0", "-1", "abc", "1.5", "9007199254740992"]) {
+    const notDecimal = [
+      "0x10",
+      "1e3",
+      "+7",
+      "007",
+      "%207",
+      "7%20",
+      "0b1",
+      "7.0",
+      "Infinity",
+      "1".repeat(400),
+    ];
+    for (const id of ["0", "-1", "abc", "1.5", "9007199254740992", ...notDecimal]) {
       const response = await t.call("GET", `/book/${id}`, { token: reader.token });
       expect(response.status).toBe(400);
       expect((await bodyOf(response)).code).toBe("VALIDATION_FAILED");
     }
+    // The largest safe id is an id: unknown, not invalid.
+    expect((await t.call("GET", "/book/9007199254740991", { token: reader.token })).status).toBe(404);
     const missing = await t.call("GET", "/book/424242", { token: reader.token });
     expect(missing.status).toBe(404);
     expect((await bodyOf(missing)).code).toBe("NOT_FOUND");
