@@ -46,12 +46,16 @@ async function basic(c: Context<AppBindings>, header: string, encoded: string): 
   const login = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
   const subject = `${clientAddressOf(c)}|${login}`;
-  await throttle.assertAllowed(throttleRules.loginFailures, subject, now);
-  const user = await store.authenticate(login, password);
-  if (!user) {
-    await throttle.record(throttleRules.loginFailures, subject, now);
-    throw authenticationFailed();
-  }
+  const user = await throttle.guard(
+    [[throttleRules.loginFailures, subject]],
+    now,
+    async () => {
+      const found = await store.authenticate(login, password);
+      if (!found) throw authenticationFailed();
+      return found;
+    },
+    (error) => error instanceof AppError && error.code === "AUTHENTICATION_FAILED",
+  );
   const principal: Principal = {
     userUuid: user.uuid,
     storeUserId: user.storeUserId,

@@ -1,5 +1,40 @@
-import { and, eq, gt, lte, sql } from "drizzle-orm";
+import { and, eq, lte, sql } from "drizzle-orm";
 import type { Database } from "#db";
+
+export interface CountedEvent {
+  key: string;
+  count: number;
+  windowEndsAt: Date;
+}
+
+/**
+ * Counts one event against each key, each in its fixed window of `windowMs`; returns every key's
+ * count and when its window ends. One statement, so concurrent requests on several instances
+ * cannot lose a count nor both see the count from before the other's.
+ */
+export async function countEvents(
+  db: Database,
+  events: ReadonlyArray<{ key: string; windowMs: number }>,
+  now: Date,
+): Promise<CountedEvent[]> {
+  const { rateLimit } = db.tables;
+  const windowEnded = lte(rateLimit.windowEndsAt, now);
+  // Rows in key order: Postgres locks them in that order, so two of these never deadlock.
+  const values = [...events]
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ key, windowMs }) => ({ key, count: 1, windowEndsAt: new Date(now.getTime() + windowMs) }));
+  return db.orm
+    .insert(rateLimit)
+    .values(values)
+    .onConflictDoUpdate({
+      target: rateLimit.key,
+      set: {
+        count: sql`CASE WHEN ${windowEnded} THEN 1 ELSE ${rateLimit.count} + 1 END`,
+        windowEndsAt: sql`CASE WHEN ${windowEnded} THEN excluded.window_ends_at ELSE ${rateLimit.windowEndsAt} END`,
+      },
+    })
+    .returning({ key: rateLimit.key, count: rateLimit.count, windowEndsAt: rateLimit.windowEndsAt });
+}
 
 /** Counts one event against `key` in a fixed window; returns the count and when the window ends. */
 export async function countEvent(
@@ -8,37 +43,30 @@ export async function countEvent(
   windowMs: number,
   now: Date,
 ): Promise<{ count: number; windowEndsAt: Date }> {
-  const { rateLimit } = db.tables;
-  const windowEnded = lte(rateLimit.windowEndsAt, now);
-  // One statement, so concurrent requests on several instances cannot lose a count.
-  const [row] = await db.orm
-    .insert(rateLimit)
-    .values({ key, count: 1, windowEndsAt: new Date(now.getTime() + windowMs) })
-    .onConflictDoUpdate({
-      target: rateLimit.key,
-      set: {
-        count: sql`CASE WHEN ${windowEnded} THEN 1 ELSE ${rateLimit.count} + 1 END`,
-        windowEndsAt: sql`CASE WHEN ${windowEnded} THEN excluded.window_ends_at ELSE ${rateLimit.windowEndsAt} END`,
-      },
-    })
-    .returning({ count: rateLimit.count, windowEndsAt: rateLimit.windowEndsAt });
+  const [row] = await countEvents(db, [{ key, windowMs }], now);
   return row!;
 }
 
-/** The window of `key` if it is still open and at or over `limit`. */
-export async function findExceeded(
+/**
+ * Takes back one counted event, if its window is still the one it was counted in (a window that
+ * has started over since owes nothing). One single-row UPDATE per key: it holds one row lock at a
+ * time, so it cannot deadlock with countEvents.
+ */
+export async function uncountEvent(
   db: Database,
-  key: string,
-  limit: number,
-  now: Date,
-): Promise<{ windowEndsAt: Date } | undefined> {
+  event: Pick<CountedEvent, "key" | "windowEndsAt">,
+): Promise<void> {
   const { rateLimit } = db.tables;
-  const [row] = await db.orm
-    .select({ windowEndsAt: rateLimit.windowEndsAt })
-    .from(rateLimit)
-    .where(and(eq(rateLimit.key, key), gt(rateLimit.windowEndsAt, now), sql`${rateLimit.count} >= ${limit}`))
-    .limit(1);
-  return row;
+  await db.orm
+    .update(rateLimit)
+    .set({ count: sql`${rateLimit.count} - 1` })
+    .where(
+      and(
+        eq(rateLimit.key, event.key),
+        eq(rateLimit.windowEndsAt, event.windowEndsAt),
+        sql`${rateLimit.count} > 0`,
+      ),
+    );
 }
 
 export async function clearKey(db: Database, key: string): Promise<void> {

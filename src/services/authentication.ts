@@ -49,13 +49,21 @@ export async function login(
 ): Promise<OpenedSession> {
   const now = deps.clock.now();
   const subject = `${meta.clientAddress}|${input.email.trim()}`;
-  await services.throttle.assertAllowed(throttleRules.loginFailures, subject, now);
-  const user = await deps.store.authenticate(input.email, input.password);
-  if (!user) {
-    await services.throttle.record(throttleRules.loginFailures, subject, now);
-    throw new AppError("AUTHENTICATION_FAILED", "The e-mail or password is wrong.");
-  }
+  const user = await services.throttle.guard(
+    [[throttleRules.loginFailures, subject]],
+    now,
+    async () => {
+      const found = await deps.store.authenticate(input.email, input.password);
+      if (!found) throw new AppError("AUTHENTICATION_FAILED", "The e-mail or password is wrong.");
+      return found;
+    },
+    isAuthenticationFailure,
+  );
   return openSession({ ...deps, signer: services.signer }, user, { ...meta, now });
+}
+
+function isAuthenticationFailure(error: unknown): boolean {
+  return error instanceof AppError && error.code === "AUTHENTICATION_FAILED";
 }
 
 export async function currentUser(deps: Deps, principal: Principal) {

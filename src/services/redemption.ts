@@ -10,7 +10,7 @@ import { normalizeActivationCode } from "../lib/activation-code";
 import { AppError, type ErrorCode } from "../lib/problems";
 import { type ActivationRow, findActivationOfUser, insertActivation } from "../repositories/activations";
 import { consumeActivation, findQrCode, findQrCodeByCode } from "../repositories/qr-codes";
-import { type Throttle, type ThrottleRule, throttleRules } from "./throttle";
+import { type Limits, type Throttle, throttleRules } from "./throttle";
 
 export interface RedemptionContext {
   db: Database;
@@ -51,19 +51,15 @@ export async function redeem(
   if (userUuid !== principal.userUuid && !isAdmin(principal)) {
     throw forbidden("Only admins may redeem a code for another user.");
   }
-  const limits: Array<[ThrottleRule, string]> = [
+  const limits: Limits = [
     [throttleRules.redeemFailuresPerUser, principal.userUuid],
     [throttleRules.redeemFailuresPerAddress, ctx.clientAddress],
   ];
-  for (const [rule, subject] of limits) await ctx.throttle.assertAllowed(rule, subject, ctx.now);
-  try {
-    return await attempt(ctx.db, userUuid, input.code, ctx.now);
-  } catch (error) {
-    if (error instanceof AppError && failureCodes.has(error.code)) {
-      for (const [rule, subject] of limits) await ctx.throttle.record(rule, subject, ctx.now);
-    }
-    throw error;
-  }
+  return ctx.throttle.guard(limits, ctx.now, () => attempt(ctx.db, userUuid, input.code, ctx.now), isGuess);
+}
+
+function isGuess(error: unknown): boolean {
+  return error instanceof AppError && failureCodes.has(error.code);
 }
 
 async function attempt(db: Database, userUuid: string, typed: string, now: Date): Promise<Redemption> {

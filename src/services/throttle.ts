@@ -2,13 +2,16 @@
 import { createHash } from "node:crypto";
 import type { Database } from "#db";
 import { AppError } from "../lib/problems";
-import { countEvent, findExceeded } from "../repositories/rate-limits";
+import { type CountedEvent, countEvent, countEvents, uncountEvent } from "../repositories/rate-limits";
 
 export interface ThrottleRule {
   name: string;
   limit: number;
   windowMs: number;
 }
+
+/** The rules an attempt falls under, each with the subject it is counted against. */
+export type Limits = ReadonlyArray<readonly [ThrottleRule, string]>;
 
 const MINUTE = 60_000;
 
@@ -28,17 +31,30 @@ export class Throttle {
     private readonly enabled: boolean,
   ) {}
 
-  /** Throws 429 with Retry-After while `subject` is over the rule's limit. */
-  async assertAllowed(rule: ThrottleRule, subject: string, now: Date): Promise<void> {
-    if (!this.enabled) return;
-    const exceeded = await findExceeded(this.db, keyOf(rule, subject), rule.limit, now);
-    if (exceeded) throw tooManyRequests(exceeded.windowEndsAt, now);
-  }
-
-  /** Counts an event (a failure, or a registration) against `subject`. */
-  async record(rule: ThrottleRule, subject: string, now: Date): Promise<void> {
-    if (!this.enabled) return;
-    await countEvent(this.db, keyOf(rule, subject), rule.windowMs, now);
+  /**
+   * Runs `attempt` under failure limits. A slot of every limit is taken before the attempt, in
+   * one atomic statement: checking first and counting after the failure let a burst of parallel
+   * guesses all pass the check. 429 with Retry-After when a limit is full. The slots are given
+   * back unless `failed(error)` says the attempt failed, so successes (and errors that are not
+   * the caller's guess, such as an outage) cost nothing.
+   */
+  async guard<T>(
+    limits: Limits,
+    now: Date,
+    attempt: () => Promise<T>,
+    failed: (error: unknown) => boolean,
+  ): Promise<T> {
+    if (!this.enabled) return attempt();
+    const slots = await this.take(limits, now);
+    let result: T;
+    try {
+      result = await attempt();
+    } catch (error) {
+      if (!failed(error)) await this.giveBack(slots);
+      throw error;
+    }
+    await this.giveBack(slots);
+    return result;
   }
 
   /** Counts the event and throws 429 when it went over the limit. */
@@ -46,6 +62,26 @@ export class Throttle {
     if (!this.enabled) return;
     const { count, windowEndsAt } = await countEvent(this.db, keyOf(rule, subject), rule.windowMs, now);
     if (count > rule.limit) throw tooManyRequests(windowEndsAt, now);
+  }
+
+  private async take(limits: Limits, now: Date): Promise<CountedEvent[]> {
+    const limitOf = new Map(limits.map(([rule, subject]) => [keyOf(rule, subject), rule.limit]));
+    const events = limits.map(([rule, subject]) => ({ key: keyOf(rule, subject), windowMs: rule.windowMs }));
+    const slots = await countEvents(this.db, events, now);
+    const full = slots.filter((slot) => slot.count > (limitOf.get(slot.key) ?? 0));
+    if (full.length === 0) return slots;
+    // A refused request is no attempt: it gives back every slot it took, the full ones included.
+    await this.giveBack(slots);
+    const until = Math.max(...full.map((slot) => slot.windowEndsAt.getTime()));
+    throw tooManyRequests(new Date(until), now);
+  }
+
+  /**
+   * Best effort: a slot that cannot be given back (the database just went away) costs the caller
+   * one attempt until its window ends, which is better than failing the request that owned it.
+   */
+  private async giveBack(slots: CountedEvent[]): Promise<void> {
+    await Promise.all(slots.map((slot) => uncountEvent(this.db, slot).catch(() => undefined)));
   }
 }
 
