@@ -61,7 +61,9 @@ export async function replaceApk(
     withTransaction(db, async (tx) => {
       const current = await apks.findApk(tx, id);
       if (!current) throw notFound(`APK ${id}`);
-      if (active && !current.fileSha256) throw noFile(id);
+      // An active APK moved to another kind stays active there: for that kind it is an activation.
+      const activeAfter = active ?? current.active;
+      if (activeAfter && !current.fileSha256) throw noFile(id);
       // The record describes its file; the file's versionCode cannot change.
       if (current.fileSha256 && fields.versionCode !== current.versionCode) {
         throw new AppError(
@@ -69,11 +71,11 @@ export async function replaceApk(
           `APK ${id} has an uploaded file with versionCode ${current.versionCode}; it cannot become ${fields.versionCode}.`,
         );
       }
-      if (active && !options.allowSignerChange) {
+      if (activeAfter && !options.allowSignerChange) {
         const previous = await apks.findActiveApk(tx, fields.kind);
         if (previous && previous.id !== id) assertSameLineage(previous, current, `APK ${id}`);
       }
-      if (active) await apks.deactivateOthers(tx, fields.kind, id, now);
+      if (activeAfter) await apks.deactivateOthers(tx, fields.kind, id, now);
       const updated = await apks.updateApk(
         tx,
         id,
@@ -120,9 +122,8 @@ type Lineage = Pick<apks.ApkRow, "packageName" | "signerSha256">;
 
 /**
  * Devices install an update only over the same package signed by the same certificate: 409 when
- * `candidate` differs from the active APK `current` in either. Signers are compared only when both
- * are known: an unsigned APK cannot be installed by any device anyway, and an APK recorded before
- * signers were read has none to compare with.
+ * `candidate` differs from the active APK `current` in either. An unsigned APK (signer null) over
+ * a signed one, or the reverse, is a signer change too: no device can update across it.
  */
 function assertSameLineage(current: apks.ApkRow, candidate: Lineage, what: string): void {
   const how = "add ?allowSignerChange=true if the change is meant";
@@ -132,13 +133,15 @@ function assertSameLineage(current: apks.ApkRow, candidate: Lineage, what: strin
       `${what} is package ${candidate.packageName}, but the active ${current.kind} (APK ${current.id}) is ${current.packageName}; ${how}.`,
     );
   }
-  if (current.signerSha256 && candidate.signerSha256 && current.signerSha256 !== candidate.signerSha256) {
+  if ((current.signerSha256 ?? null) !== (candidate.signerSha256 ?? null)) {
     throw new AppError(
       "CONFLICT",
-      `${what} is signed by certificate SHA-256 ${candidate.signerSha256}, but the active ${current.kind} (APK ${current.id}) by ${current.signerSha256}; devices cannot update across a signer change, ${how}.`,
+      `${what} is ${signedBy(candidate.signerSha256)}, but the active ${current.kind} (APK ${current.id}) is ${signedBy(current.signerSha256)}; devices cannot update across a signer change, ${how}.`,
     );
   }
 }
+
+const signedBy = (signer: string | null) => (signer ? `signed by certificate SHA-256 ${signer}` : "unsigned");
 
 export interface ApkUpload {
   sha256: string;

@@ -120,12 +120,27 @@ describe("APK metadata and update checks", () => {
     expect((await upload(launcher, (await build(104, keyB)).bytes)).status).toBe(200);
   });
 
-  test("an unsigned APK is accepted with signerSha256 null, and signers are compared only when both are known", async () => {
+  test("an unsigned APK over a signed active one is a signer change: 409 unless allowSignerChange=true", async () => {
     const id = await create("bookapp", 105);
     const unsigned = await build(105, null);
-    const response = await upload(id, unsigned.bytes);
+    const refused = await upload(id, unsigned.bytes);
+    expect(refused.status).toBe(409);
+    const problem = await bodyOf(refused);
+    expect(problem.code).toBe("CONFLICT");
+    expect(problem.detail).toContain("unsigned");
+    expect(problem.detail).toContain(apksignerSigner(first.path));
+    expect((await record(id)).file).toBeNull();
+
+    const response = await upload(id, unsigned.bytes, "?allowSignerChange=true");
     expect(response.status).toBe(200);
     expect(await bodyOf(response)).toMatchObject({ signerSha256: null, versionCode: 105 });
+
+    // Making it active is the same change.
+    const activation = await activate(id, 105);
+    expect(activation.status).toBe(409);
+    expect((await bodyOf(activation)).detail).toContain("unsigned");
+    expect((await record(id)).active).toBe(false);
+    expect((await record(firstId)).active).toBe(true);
   });
 
   test("making an APK of another signer active → 409 unless allowSignerChange=true", async () => {
@@ -250,5 +265,81 @@ describe("APK metadata and update checks", () => {
     expect(current.status).toBe(200);
     expect(current.headers.get("cache-control")).toBe("public, no-cache");
     expect(current.headers.get("content-disposition")).toContain('filename="bookapp-104.0.apk"');
+  });
+});
+
+describe("moving an active APK to another kind", () => {
+  let t: TestApp;
+  let admin: { token: string };
+  let workshop: ApkWorkshop;
+  let keyA: KeyStore;
+  let keyB: KeyStore;
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await t.admin();
+    workshop = new ApkWorkshop();
+    keyA = workshop.key("RSA");
+    keyB = workshop.key("EC");
+  });
+  afterAll(async () => {
+    workshop.dispose();
+    await t.close();
+  });
+
+  /** A record of `kind` with `signer`'s build uploaded and made active. */
+  const activeApk = async (kind: string, versionCode: number, signer: KeyStore) => {
+    const created = await t.call("POST", "/apk", {
+      token: admin.token,
+      json: { kind, versionCode, versionName: `${versionCode}.0` },
+    });
+    const id = (await bodyOf(created)).id as number;
+    const built = await workshop.build({ versionCode, signer, schemes: { v1: false } });
+    const uploaded = await t.call("POST", `/apk/${id}/upload`, {
+      token: admin.token,
+      body: multipartFile(built.bytes, { filename: "app-release.apk" }),
+    });
+    expect(uploaded.status).toBe(200);
+    const activated = await t.call("PUT", `/apk/${id}`, {
+      token: admin.token,
+      json: { kind, versionCode, versionName: `${versionCode}.0`, active: true },
+    });
+    expect(activated.status).toBe(200);
+    return { id, signer: apksignerSigner(built.path) };
+  };
+  const moveTo = (id: number, kind: string, versionCode: number, query = "") =>
+    t.call("PUT", `/apk/${id}${query}`, {
+      token: admin.token,
+      json: { kind, versionCode, versionName: `${versionCode}.0` },
+    });
+  const record = async (id: number) =>
+    Apk.parse(await bodyOf(await t.call("GET", `/apk/${id}`, { token: admin.token })));
+
+  test("is checked against the target kind's active APK, and takes its place", async () => {
+    const launcher = await activeApk("launcher", 1, keyB);
+    const bookappA = await activeApk("bookapp", 2, keyA);
+
+    const refused = await moveTo(bookappA.id, "launcher", 2);
+    expect(refused.status).toBe(409);
+    const problem = await bodyOf(refused);
+    expect(problem.detail).toContain(bookappA.signer);
+    expect(problem.detail).toContain(launcher.signer);
+    expect(await record(bookappA.id)).toMatchObject({ kind: "bookapp", active: true });
+    expect((await record(launcher.id)).active).toBe(true);
+
+    const allowed = await moveTo(bookappA.id, "launcher", 2, "?allowSignerChange=true");
+    expect(allowed.status).toBe(200);
+    expect(await record(bookappA.id)).toMatchObject({ kind: "launcher", active: true });
+    expect((await record(launcher.id)).active).toBe(false);
+    const active = ActiveApks.parse(await bodyOf(await t.call("GET", "/apk/active")));
+    expect(active.launcher?.id).toBe(bookappA.id);
+    expect(active.bookapp).toBeNull();
+  });
+
+  test("with the same signer it needs no flag", async () => {
+    const bookapp = await activeApk("bookapp", 3, keyA);
+    // The active launcher is now keyA's build moved over above.
+    const moved = await moveTo(bookapp.id, "launcher", 3);
+    expect(moved.status).toBe(200);
+    expect(await record(bookapp.id)).toMatchObject({ kind: "launcher", active: true });
   });
 });

@@ -126,7 +126,7 @@ export const uploadApk = defineRoute("admin", {
     "Multipart part `file`: a zip holding `AndroidManifest.xml`, at most MAX_APK_BYTES. Replaces an earlier file. " +
     "The package, versionCode, minSdk and signing certificate are read from the file (415 when its manifest or signature cannot be read). " +
     "409 when its versionCode is not the record's, when the APK is active, or when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`). " +
-    "An unsigned APK is accepted with `signerSha256: null`; signers are compared only when both are known.",
+    "An unsigned APK is recorded with `signerSha256: null`; unsigned over a signed active APK (or the reverse) is a signer change too.",
   tags,
   request: { params: IdParam, query: SignerChangeQuery, body: fileUploadBody("The APK") },
   responses: {
@@ -141,7 +141,8 @@ export const updateApk = defineRoute("admin", {
   operationId: "updateApk",
   summary: "Replace an APK's fields; make it active",
   description:
-    "`active: true` deactivates the active APK of the same kind in the same transaction; 409 without an uploaded file, for a versionCode other than the uploaded file's, and when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`).",
+    "`active: true` deactivates the active APK of the same kind in the same transaction; 409 without an uploaded file, for a versionCode other than the uploaded file's, and when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`). " +
+    "An active APK given another `kind` stays active: it is checked against, and replaces, that kind's active APK.",
   tags,
   request: { params: IdParam, query: SignerChangeQuery, body: jsonBody(ApkInput) },
   responses: {
