@@ -7,7 +7,9 @@ import { secureHeaders } from "hono/secure-headers";
 import type { Deps } from "./lib/deps";
 import { MAX_JSON_BODY_BYTES, payloadTooLarge } from "./lib/empty-body";
 import { handleError } from "./lib/error-handler";
-import { AppError, problemResponse } from "./lib/problems";
+import { HAL_CONTENT_TYPE } from "./lib/hal";
+import { JSON_CONTENT_TYPE } from "./lib/openapi";
+import { AppError, PROBLEM_CONTENT_TYPE, problemResponse } from "./lib/problems";
 import { requestLogger } from "./lib/request-logger";
 import type { AppBindings } from "./lib/types";
 import { routers } from "./routes";
@@ -21,9 +23,20 @@ import { createServices } from "./services/container";
  */
 const UPLOAD_PATH = /^\/(?:book\/[^/]+\/cover|(?:bookversion|apk)\/[^/]+\/upload)$/;
 
+/** Hono labels JSON without a charset; API.md §1 asks for `; charset=UTF-8`. */
+const BARE_JSON_TYPES = new Set([JSON_CONTENT_TYPE, HAL_CONTENT_TYPE, PROBLEM_CONTENT_TYPE]);
+
 export function createApp(deps: Deps) {
   const app = new OpenAPIHono<AppBindings>();
   const services = createServices(deps);
+
+  // Outermost, so it also sees what onError, notFound and the 405 handler answer.
+  app.use(async (c, next) => {
+    await next();
+    const type = c.res.headers.get("content-type");
+    if (type !== null && BARE_JSON_TYPES.has(type))
+      c.res.headers.set("content-type", `${type}; charset=UTF-8`);
+  });
 
   app.use(
     requestId({

@@ -91,7 +91,7 @@ describe("access levels", () => {
     async (op) => {
       const response = await t.call(op.method, urlOf(op.path));
       expect(response.status).toBe(401);
-      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      expect(response.headers.get("content-type")).toBe("application/problem+json; charset=UTF-8");
       expect((await bodyOf(response)).code).toBe("UNAUTHORIZED");
     },
   );

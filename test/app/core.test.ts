@@ -15,7 +15,7 @@ describe("HTTP core", () => {
   test("an unknown path is a 404 problem", async () => {
     const response = await t.call("GET", "/nothing/here");
     expect(response.status).toBe(404);
-    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(response.headers.get("content-type")).toBe("application/problem+json; charset=UTF-8");
     const body = await bodyOf(response);
     expect(body).toMatchObject({
       type: "urn:problem:not-found",
@@ -149,6 +149,23 @@ describe("HTTP core", () => {
     });
     expect(upload.status).not.toBe(413);
     expect(upload.status).toBeLessThan(500);
+  });
+
+  test("JSON, HAL and problems say charset=UTF-8; other types are left alone", async () => {
+    const type = async (path: string, init: { method?: string; headers?: Record<string, string> } = {}) =>
+      (await t.call(init.method ?? "GET", path, { token: admin.token, headers: init.headers })).headers.get(
+        "content-type",
+      );
+    expect(await type("/health")).toBe("application/json; charset=UTF-8");
+    expect(await type("/health", { method: "HEAD" })).toBe("application/json; charset=UTF-8");
+    expect(await type("/v3/api-docs")).toBe("application/json; charset=UTF-8");
+    expect(await type("/book", { headers: { Accept: "application/hal+json" } })).toBe(
+      "application/hal+json; charset=UTF-8",
+    );
+    expect(await type("/book/999999")).toBe("application/problem+json; charset=UTF-8");
+    expect(await type("/book", { method: "PATCH" })).toBe("application/problem+json; charset=UTF-8");
+    expect(await type("/book/count")).toBe("text/plain;charset=UTF-8");
+    expect(await type("/swagger-ui")).toStartWith("text/html");
   });
 
   test("HEAD works where GET does, without a body", async () => {

@@ -80,7 +80,7 @@ describe("Postgres outage", () => {
       const text = await response.text();
       const where = `${method} ${path}: ${response.status} ${text}`;
       expect(response.status, where).toBe(503);
-      expect(response.headers.get("content-type"), where).toBe("application/problem+json");
+      expect(response.headers.get("content-type"), where).toBe("application/problem+json; charset=UTF-8");
       expect(response.headers.get("retry-after"), where).not.toBeNull();
       const problem = JSON.parse(text);
       expect(problem.code, where).toBe("SERVICE_UNAVAILABLE");

@@ -215,7 +215,7 @@ describe("book lists", () => {
   test("HAL: items carry _links, lists embed under `books` with page info", async () => {
     const hal = { Accept: "application/hal+json" };
     const { response, body } = await list("?page=0&size=2", hal);
-    expect(response.headers.get("content-type")).toBe("application/hal+json");
+    expect(response.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
     expect(body._embedded.books).toHaveLength(2);
     expect(body._embedded.books[0]._links.self.href).toMatch(/^http:\/\/localhost\/book\/\d+$/);
     expect(body._links.self.href).toBe("http://localhost/book?page=0&size=2");

@@ -236,7 +236,7 @@ describe("QR code batches (print runs)", () => {
       token: admin.token,
       headers: { Accept: "application/hal+json" },
     });
-    expect(paged.headers.get("content-type")).toBe("application/hal+json");
+    expect(paged.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
     expect(paged.headers.get("link")).toContain('rel="first"');
     const hal = await bodyOf(paged);
     expect(hal._embedded.qrCodeBatches.map((batch: { id: number }) => batch.id)).toEqual([ids[2]]);

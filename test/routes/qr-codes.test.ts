@@ -340,7 +340,7 @@ describe("activation QR codes", () => {
       token: admin.token,
       headers: { Accept: "application/hal+json" },
     });
-    expect(paged.headers.get("content-type")).toBe("application/hal+json");
+    expect(paged.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
     const hal = await bodyOf(paged);
     expect(hal._embedded.activationQrCodes).toHaveLength(1);
     expect(QrCodes.parse(hal._embedded.activationQrCodes)[0]!.id).toBe(made[2]!.id);

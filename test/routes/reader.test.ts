@@ -110,7 +110,7 @@ describe("the reader's views", () => {
       token: reader.token,
       headers: { Accept: "application/hal+json" },
     });
-    expect(hal.headers.get("content-type")).toBe("application/hal+json");
+    expect(hal.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
     const body = await bodyOf(hal);
     expect(MyBooks.parse(body._embedded.myBooks)).toHaveLength(1);
     expect(body._embedded.myBooks[0]._links.book.href).toBe(`http://localhost/book/${books.apple}`);
