@@ -1,14 +1,15 @@
-// The rules of activations: the book must exist, (user, book) is unique, only the holder or an
+// The rules of activations: the book and the user must exist, (user, book) is unique, only the holder or an
 // admin sees one, and deleting one gives its slot back to the QR code it came from.
 import type { Database } from "#db";
 import { assertOwner } from "../auth/access";
 import type { Principal } from "../auth/principal";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
-import { AppError, notFound, validationFailed } from "../lib/problems";
+import { AppError, type FieldError, notFound, validationFailed } from "../lib/problems";
 import * as activations from "../repositories/activations";
 import { findBook } from "../repositories/books";
 import { releaseActivation } from "../repositories/qr-codes";
+import type { StoreDirectory } from "../store/directory";
 
 export interface ActivationInputValue {
   bookId: number;
@@ -32,8 +33,30 @@ export async function getActivationFor(
   return activation;
 }
 
-async function assertBookExists(db: Database, bookId: number): Promise<void> {
-  if (!(await findBook(db, bookId))) throw validationFailed("bookId", `book ${bookId} does not exist`);
+/** Both references of the input must exist (API.md §2): the book here, the user in the store. */
+async function assertReferencesExist(
+  db: Database,
+  store: StoreDirectory,
+  input: ActivationInputValue,
+): Promise<void> {
+  const [book, user] = await Promise.all([findBook(db, input.bookId), store.findByUuid(input.userUuid)]);
+  const errors: FieldError[] = [];
+  if (!book) errors.push({ path: "bookId", message: `book ${input.bookId} does not exist` });
+  if (!user) errors.push(unknownUser(input.userUuid));
+  if (errors.length > 0) {
+    const detail = errors.map((error) => `${error.path}: ${error.message}`).join("; ");
+    throw new AppError("VALIDATION_FAILED", detail, { errors });
+  }
+}
+
+const unknownUser = (uuid: string): FieldError => ({ path: "userUuid", message: `no user has uuid ${uuid}` });
+
+/** A user named in a body must exist in the store (API.md §2: an unknown referenced id). */
+export async function assertUserExists(store: StoreDirectory, uuid: string): Promise<void> {
+  if (!(await store.findByUuid(uuid))) {
+    const { path, message } = unknownUser(uuid);
+    throw validationFailed(path, message);
+  }
 }
 
 function duplicate(input: ActivationInputValue) {
@@ -50,10 +73,11 @@ function duplicate(input: ActivationInputValue) {
 
 export async function createActivation(
   db: Database,
+  store: StoreDirectory,
   input: ActivationInputValue,
   now: Date,
 ): Promise<activations.ActivationRow> {
-  await assertBookExists(db, input.bookId);
+  await assertReferencesExist(db, store, input);
   // The unique (user, book) index decides between racing requests; no read-then-write here.
   return activations.insertActivation(db, { ...input, qrCodeId: null }, now).catch(duplicate(input));
 }
@@ -64,12 +88,13 @@ export async function createActivation(
  */
 export async function replaceActivation(
   db: Database,
+  store: StoreDirectory,
   id: number,
   input: ActivationInputValue,
   now: Date,
 ): Promise<activations.ActivationRow> {
   await getActivation(db, id);
-  await assertBookExists(db, input.bookId);
+  await assertReferencesExist(db, store, input);
   const updated = await activations.updateActivation(db, id, input, now).catch(duplicate(input));
   if (!updated) throw notFound(`Activation ${id}`);
   return updated;

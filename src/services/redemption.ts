@@ -10,10 +10,14 @@ import { normalizeActivationCode } from "../lib/activation-code";
 import { AppError, type ErrorCode } from "../lib/problems";
 import { type ActivationRow, findActivationOfUser, insertActivation } from "../repositories/activations";
 import { consumeActivation, findQrCode, findQrCodeByCode } from "../repositories/qr-codes";
+import type { StoreDirectory } from "../store/directory";
+import { assertUserExists } from "./activations";
 import { type Limits, type Throttle, throttleRules } from "./throttle";
 
 export interface RedemptionContext {
   db: Database;
+  /** Where a user named by an admin must exist. */
+  store: StoreDirectory;
   throttle: Throttle;
   now: Date;
   /** The peer address of the request, for the per-address throttle. */
@@ -51,6 +55,8 @@ export async function redeem(
   if (userUuid !== principal.userUuid && !isAdmin(principal)) {
     throw forbidden("Only admins may redeem a code for another user.");
   }
+  // The caller's own uuid comes from its session; only a named other user needs a look-up.
+  if (userUuid !== principal.userUuid) await assertUserExists(ctx.store, userUuid);
   const limits: Limits = [
     [throttleRules.redeemFailuresPerUser, principal.userUuid],
     [throttleRules.redeemFailuresPerAddress, ctx.clientAddress],

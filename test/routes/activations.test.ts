@@ -83,6 +83,44 @@ describe("activations (admin CRUD, owner reads)", () => {
     }
   });
 
+  test("a userUuid no store user has → 400 VALIDATION_FAILED naming userUuid, on create and update", async () => {
+    const stranger = crypto.randomUUID();
+    const expectUnknownUser = async (response: Response) => {
+      expect(response.status).toBe(400);
+      const body = await bodyOf(response);
+      expect(body.code).toBe("VALIDATION_FAILED");
+      expect(body.errors).toEqual([{ path: "userUuid", message: expect.any(String) }]);
+    };
+    await expectUnknownUser(
+      await t.call("POST", "/activation", {
+        token: admin.token,
+        json: { bookId: bookB, userUuid: stranger },
+      }),
+    );
+    const existing = await create({ bookId: bookB, userUuid: reader.uuid });
+    await expectUnknownUser(
+      await t.call("PUT", `/activation/${existing.id}`, {
+        token: admin.token,
+        json: { bookId: bookB, userUuid: stranger },
+      }),
+    );
+    // Both references unknown: both named.
+    const both = await t.call("POST", "/activation", {
+      token: admin.token,
+      json: { bookId: 987654, userUuid: stranger },
+    });
+    expect(both.status).toBe(400);
+    const paths = (await bodyOf(both)).errors.map((e: { path: string }) => e.path);
+    expect(paths.sort()).toEqual(["bookId", "userUuid"]);
+    const list = Activations.parse(
+      await bodyOf(await t.call("GET", `/activation/ofuser/${stranger}`, { token: admin.token })),
+    );
+    expect(list).toEqual([]);
+    const kept = await t.call("GET", `/activation/${existing.id}`, { token: admin.token });
+    expect(Activation.parse(await bodyOf(kept))).toEqual(existing);
+    await t.call("DELETE", `/activation/${existing.id}`, { token: admin.token });
+  });
+
   test("get: the holder and admins; another user 403; unknown 404", async () => {
     const activation = await create({ bookId: bookB, userUuid: reader.uuid });
     for (const caller of [reader, admin]) {
@@ -319,6 +357,11 @@ describe("redeeming a QR code", () => {
     expect(byAdmin.status).toBe(201);
     expect(Activation.parse(await bodyOf(byAdmin)).userUuid).toBe(friend.uuid);
     expect((await redeem(admin, { code: qr.code, userUuid: "nope" })).status).toBe(400);
+    const stranger = await redeem(admin, { code: qr.code, userUuid: crypto.randomUUID() });
+    expect(stranger.status).toBe(400);
+    const problem = await bodyOf(stranger);
+    expect(problem.code).toBe("VALIDATION_FAILED");
+    expect(problem.errors).toEqual([{ path: "userUuid", message: expect.any(String) }]);
     expect((await ctx.qrCode(qr.id)).activationCount).toBe(2);
   });
 

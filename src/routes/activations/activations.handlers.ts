@@ -63,8 +63,8 @@ export const getActivation: AppRouteHandler<typeof routes.getActivation> = async
 };
 
 export const createActivation: AppRouteHandler<typeof routes.createActivation> = async (c) => {
-  const { db, clock } = c.get("deps");
-  const activation = await service.createActivation(db, c.req.valid("json"), clock.now());
+  const { db, store, clock } = c.get("deps");
+  const activation = await service.createActivation(db, store, c.req.valid("json"), clock.now());
   c.header("Location", `/activation/${activation.id}`);
   return respondResource(
     c,
@@ -75,9 +75,9 @@ export const createActivation: AppRouteHandler<typeof routes.createActivation> =
 };
 
 export const redeemQrCode: AppRouteHandler<typeof routes.redeemQrCode> = async (c) => {
-  const { db, clock } = c.get("deps");
+  const { db, store, clock } = c.get("deps");
   const { activation, created } = await redeem(
-    { db, throttle: c.get("services").throttle, now: clock.now(), clientAddress: clientAddressOf(c) },
+    { db, store, throttle: c.get("services").throttle, now: clock.now(), clientAddress: clientAddressOf(c) },
     c.get("principal"),
     c.req.valid("json"),
   );
@@ -87,9 +87,10 @@ export const redeemQrCode: AppRouteHandler<typeof routes.redeemQrCode> = async (
 };
 
 export const updateActivation: AppRouteHandler<typeof routes.updateActivation> = async (c) => {
-  const { db, clock } = c.get("deps");
+  const { db, store, clock } = c.get("deps");
   const activation = await service.replaceActivation(
     db,
+    store,
     c.req.valid("param").id,
     c.req.valid("json"),
     clock.now(),

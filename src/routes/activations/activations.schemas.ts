@@ -41,7 +41,7 @@ export const Activation = z
 export const ActivationInput = z
   .object({
     bookId: Id.openapi({ description: "The book; must exist" }),
-    userUuid: BodyUuid.openapi({ description: "The user who gets the book" }),
+    userUuid: BodyUuid.openapi({ description: "The user who gets the book; must exist in the store" }),
   })
   .openapi("ActivationInput", { description: "(userUuid, bookId) is unique." });
 
@@ -52,7 +52,8 @@ export const RedeemInput = z
       description: "As printed or scanned: case, dashes and spaces do not matter; O reads as 0, I and L as 1",
     }),
     userUuid: BodyUuid.optional().openapi({
-      description: "Admins only: the user who gets the book (default: the caller)",
+      description:
+        "Admins only: the user who gets the book, who must exist in the store (default: the caller)",
     }),
   })
   .openapi("RedeemInput");
