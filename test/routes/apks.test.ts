@@ -200,11 +200,14 @@ describe("APK metadata and update checks", () => {
       minSdk: 23,
       signerSha256: apksignerSigner(first.path),
       file: { size: first.bytes.length, sha256: sha256(first.bytes) },
-      downloadUrl: `http://localhost/apk/${firstId}/download`,
+      downloadUrl: `http://localhost/apk/${firstId}/download?sha256=${sha256(first.bytes)}`,
     });
-    const download = await t.call("GET", new URL(active.bookapp!.downloadUrl).pathname);
+    const url = new URL(active.bookapp!.downloadUrl);
+    const download = await t.call("GET", url.pathname + url.search);
     expect(download.status).toBe(200);
     expect(download.headers.get("etag")).toBe(`"${sha256(first.bytes)}"`);
+    // The URL names these bytes only: caches may keep it for good.
+    expect(download.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(new Uint8Array(await download.arrayBuffer())).toEqual(new Uint8Array(first.bytes));
   });
 
@@ -223,7 +226,9 @@ describe("APK metadata and update checks", () => {
         json: { kind: "launcher", versionCode: 100, versionName: "1.0", active: true },
       });
       const active = await bodyOf(await behindProxy.call("GET", "/apk/active"));
-      expect(active.launcher.downloadUrl).toBe(`https://books.example.com/apk/${id}/download`);
+      expect(active.launcher.downloadUrl).toBe(
+        `https://books.example.com/apk/${id}/download?sha256=${sha256(first.bytes)}`,
+      );
     } finally {
       await behindProxy.close();
     }
@@ -265,6 +270,52 @@ describe("APK metadata and update checks", () => {
     expect(current.status).toBe(200);
     expect(current.headers.get("cache-control")).toBe("public, no-cache");
     expect(current.headers.get("content-disposition")).toContain('filename="bookapp-104.0.apk"');
+  });
+
+  test("a versioned download URL serves only the bytes it names", async () => {
+    const active = ActiveApks.parse(await bodyOf(await t.call("GET", "/apk/active"))).bookapp!;
+    const { pathname } = new URL(active.downloadUrl);
+    const versioned = `${pathname}?sha256=${active.file!.sha256}`;
+    const immutable = await t.call("GET", versioned, { headers: { Range: "bytes=0-9" } });
+    expect(immutable.status).toBe(206);
+    expect(immutable.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect((await t.call("HEAD", versioned)).status).toBe(200);
+
+    // Other bytes than the APK holds: gone, for anyone, never the current file instead.
+    const stale = `${pathname}?sha256=${sha256(first.bytes)}`;
+    expect(sha256(first.bytes)).not.toBe(active.file!.sha256);
+    const gone = await t.call("GET", stale);
+    expect(gone.status).toBe(404);
+    expect((await bodyOf(gone)).code).toBe("NOT_FOUND");
+    expect((await t.call("GET", stale, { token: admin.token })).status).toBe(404);
+
+    for (const bad of ["abc", active.file!.sha256.toUpperCase(), `${active.file!.sha256}0`]) {
+      const response = await t.call("GET", `${pathname}?sha256=${bad}`);
+      expect(response.status).toBe(400);
+      expect((await bodyOf(response)).code).toBe("VALIDATION_FAILED");
+    }
+  });
+
+  test("an inactive APK's versioned URL stays admin-only, private, and 404 once its file is replaced", async () => {
+    const id = await create("bookapp", 107);
+    const built = await build(107, keyA);
+    expect((await upload(id, built.bytes)).status).toBe(200);
+    const url = `/apk/${id}/download?sha256=${sha256(built.bytes)}`;
+    expect((await t.call("GET", url)).status).toBe(401);
+    expect((await t.call("GET", url, { token: reader.token })).status).toBe(403);
+    const asAdmin = await t.call("GET", url, { token: admin.token });
+    expect(asAdmin.status).toBe(200);
+    expect(asAdmin.headers.get("cache-control")).toBe("private, max-age=31536000, immutable");
+
+    // Same versionCode, other bytes (another package name): the old URL must not serve them.
+    const rebuilt = await build(107, keyA, OTHER_PACKAGE);
+    expect((await upload(id, rebuilt.bytes, "?allowSignerChange=true")).status).toBe(200);
+    expect((await t.call("GET", url, { token: admin.token })).status).toBe(404);
+    const fresh = await t.call("GET", `/apk/${id}/download?sha256=${sha256(rebuilt.bytes)}`, {
+      token: admin.token,
+    });
+    expect(fresh.status).toBe(200);
+    expect(sha256(new Uint8Array(await fresh.arrayBuffer()))).toBe(sha256(rebuilt.bytes));
   });
 });
 

@@ -37,7 +37,10 @@ export const getActiveApks: AppRouteHandler<typeof routes.getActiveApks> = async
   const base = baseUrlOf(c);
   const of = (kind: repo.ApkKind) => {
     const row = active.find((apk) => apk.kind === kind);
-    return row ? { ...toApk(row), downloadUrl: `${base}/apk/${row.id}/download` } : null;
+    // Versioned by the file's hash: the URL means these bytes only, so it can be cached for good.
+    return row
+      ? { ...toApk(row), downloadUrl: `${base}/apk/${row.id}/download?sha256=${row.fileSha256}` }
+      : null;
   };
   // Devices poll this: let them revalidate cheaply instead of caching a stale answer.
   c.header("Cache-Control", "no-cache");
@@ -75,15 +78,29 @@ export const getApk: AppRouteHandler<typeof routes.getApk> = async (c) => {
   return respondResource(c, toApk(apk), (base) => apkLinks(apk, base)) as never;
 };
 
+/** A versioned URL (`?sha256=`) names one file: other bytes are never served under it. */
+function assertVersion(apk: repo.ApkRow, sha256: string | undefined): void {
+  if (sha256 !== undefined && apk.fileSha256 !== sha256)
+    throw notFound(`The file ${sha256} of APK ${apk.id}`);
+}
+
+const IMMUTABLE = "max-age=31536000, immutable";
+
 export const downloadApk: AppRouteHandler<typeof routes.downloadApk> = async (c) => {
   const { id } = c.req.valid("param");
+  const { sha256 } = c.req.valid("query");
   const published = await repo.findApk(c.get("deps").db, id);
   // Only an active APK is public; for anything else (unknown ids too, so they cannot be probed)
   // the caller must be an admin before learning more.
-  if (published?.active && published.fileSha256) return sendApk(c, published, "public, no-cache") as never;
+  if (published?.active && published.fileSha256) {
+    assertVersion(published, sha256);
+    return sendApk(c, published, sha256 ? `public, ${IMMUTABLE}` : "public, no-cache") as never;
+  }
   await authorize(c, "admin");
   const apk = await service.getApk(c.get("deps").db, id);
-  return sendApk(c, apk, "private, no-cache") as never;
+  assertVersion(apk, sha256);
+  // An inactive APK's file is for admins: never for shared caches, however long it stays valid.
+  return sendApk(c, apk, sha256 ? `private, ${IMMUTABLE}` : "private, no-cache") as never;
 };
 
 export const createApk: AppRouteHandler<typeof routes.createApk> = async (c) => {

@@ -10,7 +10,14 @@ import {
   jsonContent,
 } from "../../lib/openapi";
 import { listHeaders, listQuery } from "../../lib/sort-and-page";
-import { ActiveApks, Apk, ApkInput, apkSortFields, SignerChangeQuery } from "./apks.schemas";
+import {
+  ActiveApks,
+  Apk,
+  ApkDownloadQuery,
+  ApkInput,
+  apkSortFields,
+  SignerChangeQuery,
+} from "./apks.schemas";
 
 const tags = ["APK"];
 const bodyErrors = [
@@ -94,9 +101,10 @@ export const downloadApk = defineRoute("published", {
   operationId: "downloadApk",
   summary: "Download an APK's file",
   description:
-    "Anyone may download the file of an active APK (the `downloadUrl` of GET /apk/active); any other APK's file is for admins only: 401 without credentials, 403 for a non-admin.",
+    "Anyone may download the file of an active APK (the `downloadUrl` of GET /apk/active); any other APK's file is for admins only: 401 without credentials, 403 for a non-admin. " +
+    "With `sha256` (as `downloadUrl` carries it) the URL names one file's bytes: it is cached as immutable, and answers 404 when the APK holds another file; without it, caches must revalidate.",
   tags,
-  request: { params: IdParam, headers: RangeHeaders },
+  request: { params: IdParam, query: ApkDownloadQuery, headers: RangeHeaders },
   responses: downloadResponses("application/octet-stream", "The APK file"),
 });
 

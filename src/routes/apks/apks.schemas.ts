@@ -50,9 +50,10 @@ export const ActiveApk = z
   .object({
     ...Apk.shape,
     downloadUrl: z.string().openapi({
-      example: "https://books.example.com/apk/4/download",
+      example:
+        "https://books.example.com/apk/4/download?sha256=5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
       description:
-        "Absolute URL of this APK's own file (GET /apk/{id}/download, public while it is active). Unlike the fixed /apk/download/active… paths, it always means this build.",
+        "Absolute, versioned URL of this APK's own file (GET /apk/{id}/download?sha256=…, public while it is active). Unlike the fixed /apk/download/active… paths, it always means these bytes: it is cacheable as immutable, and answers 404 once the APK holds another file.",
     }),
   })
   .openapi("ActiveApk");
@@ -73,6 +74,19 @@ export const SignerChangeQuery = z.object({
       description:
         "`true` accepts an APK whose package or signing certificate differs from the active APK of the same kind (devices cannot update across such a change)",
       example: "true",
+    }),
+});
+
+export const ApkDownloadQuery = z.object({
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "must be 64 lower-case hex digits")
+    .optional()
+    .openapi({
+      param: { name: "sha256", in: "query" },
+      description:
+        "The file's SHA-256 (as in `downloadUrl`): the answer is then immutable (`Cache-Control: …, max-age=31536000, immutable`), and 404 when the APK no longer holds that file",
+      example: "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
     }),
 });
 
