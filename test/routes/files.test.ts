@@ -60,6 +60,20 @@ describe("covers", () => {
     expect(again.status).toBe(304);
   });
 
+  test("the cover is sent inline, named after the book's title made safe", async () => {
+    const title = 'Über "Bücher"/Teil\u202e2: ../x';
+    const id = (await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title } }))).id;
+    expect((await upload(multipartFile(png), id)).status).toBe(200);
+    for (const method of ["GET", "HEAD"] as const) {
+      const response = await t.call(method, `/book/${id}/cover`);
+      expect(response.status).toBe(200);
+      // No quote, slash or bidi override survives; the ASCII fallback folds the accents.
+      expect(response.headers.get("content-disposition")).toBe(
+        `inline; filename="Uber BucherTeil2: ..x.png"; filename*=UTF-8''%C3%9Cber%20B%C3%BCcherTeil2%3A%20..x.png`,
+      );
+    }
+  });
+
   test("a file that is not a PNG is 415, whatever its name; nothing is stored", async () => {
     const before = filesUnder(t.deps.blobs.root).length;
     const response = await upload(

@@ -71,6 +71,9 @@ export const getCover: AppRouteHandler<typeof routes.getCover> = async (c) => {
     size: book.coverSize ?? 0,
     lastModified: book.coverUpdatedAt,
     contentType: "image/png",
+    // Shown in place, saved as the book's title (made safe as archive names are, by sendBlob).
+    filename: `${book.title}.png`,
+    disposition: "inline",
     // Covers are public; a replaced cover changes the ETag, so a short max-age is enough.
     cacheControl: "public, max-age=300",
   }) as never;
