@@ -74,6 +74,29 @@ describe("covers", () => {
     }
   });
 
+  test("cover upload and book delete answer HAL with _links when asked for it", async () => {
+    const hal = { Accept: "application/hal+json" };
+    const id = (await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "HAL" } })))
+      .id;
+    const links = {
+      self: { href: `http://localhost/book/${id}` },
+      cover: { href: `http://localhost/book/${id}/cover` },
+    };
+    const uploaded = await upload(multipartFile(png), id, hal);
+    expect(uploaded.status).toBe(200);
+    expect(uploaded.headers.get("content-type")).toStartWith("application/hal+json");
+    const withCover = await bodyOf(uploaded);
+    expect(Book.parse(withCover).cover?.sha256).toBe(sha256(png));
+    expect(withCover._links).toMatchObject(links);
+
+    const deleted = await t.call("DELETE", `/book/${id}`, { token: admin.token, headers: hal });
+    expect(deleted.status).toBe(200);
+    expect(deleted.headers.get("content-type")).toStartWith("application/hal+json");
+    const gone = await bodyOf(deleted);
+    expect(Book.parse(gone).id).toBe(id);
+    expect(gone._links).toMatchObject(links);
+  });
+
   test("a file that is not a PNG is 415, whatever its name; nothing is stored", async () => {
     const before = filesUnder(t.deps.blobs.root).length;
     const response = await upload(

@@ -60,7 +60,7 @@ export const updateBook: AppRouteHandler<typeof routes.updateBook> = async (c) =
 export const deleteBook: AppRouteHandler<typeof routes.deleteBook> = async (c) => {
   const { id } = c.req.valid("param");
   const book = await service.removeBook(c.get("deps").db, id);
-  return c.json(toBook(book), 200);
+  return respondResource(c, toBook(book), (base) => bookLinks(book, base)) as never;
 };
 
 export const getCover: AppRouteHandler<typeof routes.getCover> = async (c) => {
@@ -98,5 +98,5 @@ export const uploadCover: AppRouteHandler<typeof routes.uploadCover> = async (c)
     if (!updated) throw notFound(`Book ${id}`);
     return updated;
   });
-  return c.json(toBook(book), 200);
+  return respondResource(c, toBook(book), (base) => bookLinks(book, base)) as never;
 };
