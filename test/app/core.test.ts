@@ -36,6 +36,35 @@ describe("HTTP core", () => {
     expect(onId.headers.get("allow")?.split(", ").sort()).toEqual(["DELETE", "GET", "HEAD", "PUT"]);
   });
 
+  test("fixed segments win over {id}: 405 with their own Allow, never a 400 for the id", async () => {
+    const cases: [string, string, string][] = [
+      ["POST", "/book/count", "GET, HEAD"],
+      ["PUT", "/book/count", "GET, HEAD"],
+      ["DELETE", "/book/my-books", "GET, HEAD"],
+      ["POST", "/apk/active", "GET, HEAD"],
+      ["PUT", "/apk/active", "GET, HEAD"],
+      ["GET", "/activation/by-qr-code", "POST"],
+      ["DELETE", "/activation-qr-code/batch", "POST"],
+      ["POST", "/activation-qr-code/batch/en-disable", "GET, HEAD"],
+      ["POST", "/apk/download/activebookapp", "GET, HEAD"],
+    ];
+    for (const [method, path, allow] of cases) {
+      const response = await t.call(method, path, { token: admin.token });
+      expect({ method, path, status: response.status, allow: response.headers.get("allow") }).toEqual({
+        method,
+        path,
+        status: 405,
+        allow,
+      });
+      expect((await bodyOf(response)).code).toBe("METHOD_NOT_ALLOWED");
+    }
+    // The fixed segment's own methods still reach it; an id in the same place still has its own.
+    expect((await t.call("GET", "/book/count", { token: admin.token })).status).toBe(200);
+    expect((await t.call("HEAD", "/apk/active", { token: admin.token })).status).toBe(200);
+    expect((await t.call("PUT", "/book/abc", { token: admin.token, json: {} })).status).toBe(400);
+    expect((await t.call("POST", "/book/abc")).headers.get("allow")).toBe("GET, HEAD, PUT, DELETE");
+  });
+
   test("request ids: generated, or a sane incoming one echoed", async () => {
     const generated = await t.call("GET", "/health");
     expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
