@@ -55,7 +55,8 @@ export function createApp(deps: Deps) {
   if (deps.config.corsOrigins.length > 0) {
     app.use(
       cors({
-        origin: deps.config.corsOrigins,
+        // "*" stands alone (config.ts); hono's cors reads "*" only as a string, not in a list.
+        origin: deps.config.corsOrigins[0] === "*" ? "*" : deps.config.corsOrigins,
         exposeHeaders: ["X-Total-Count", "Link", "X-Request-Id", "ETag", "Content-Disposition"],
       }),
     );

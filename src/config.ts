@@ -15,18 +15,28 @@ const byteUnits: Record<string, number> = {
   gb: 1e9,
 };
 
+/** Longer than any session should live, and far below what makes `new Date(now + ttl)` invalid. */
+const MAX_DURATION_MS = 3650 * 86_400_000;
+
+/** A session's last_seen_at is written at most this often, so reads do not turn into writes. */
+export const SESSION_TOUCH_INTERVAL_MS = 60_000;
+
 /** "30d", "15m", "90s", "500ms" or a bare number of seconds → milliseconds. */
-const duration = (fallback: string) =>
+const duration = (fallback: string, minMs = 1, minReason = "") =>
   z
     .string()
     .default(fallback)
     .transform((text, ctx) => {
       const match = /^(\d+)\s*(ms|s|m|h|d)?$/i.exec(text.trim());
-      if (!match || Number(match[1]) <= 0) {
+      const ms = match ? Number(match[1]) * (durationUnits[(match[2] ?? "s").toLowerCase()] ?? 1000) : 0;
+      if (!match || ms <= 0) {
         ctx.addIssue({ code: "custom", message: `"${text}" is not a duration such as 30d, 12h, 15m or 90s` });
-        return z.NEVER;
-      }
-      return Number(match[1]) * (durationUnits[(match[2] ?? "s").toLowerCase()] ?? 1000);
+      } else if (ms > MAX_DURATION_MS) {
+        ctx.addIssue({ code: "custom", message: `"${text}" is longer than the maximum, 3650d (10 years)` });
+      } else if (ms < minMs) {
+        ctx.addIssue({ code: "custom", message: `"${text}" is shorter than the minimum, ${minReason}` });
+      } else return ms;
+      return z.NEVER;
     });
 
 /** "10MiB", "2GiB", "512000" → bytes. */
@@ -53,6 +63,44 @@ const commaList = z
       .map((item) => item.trim())
       .filter((item) => item !== ""),
   );
+
+const emailList = commaList.transform((items, ctx) => {
+  for (const item of items) {
+    if (!z.email().safeParse(item).success)
+      ctx.addIssue({
+        code: "custom",
+        message: `"${item}" is not an e-mail address such as admin@example.com`,
+      });
+  }
+  return items.map((email) => email.toLowerCase());
+});
+
+/** What a browser sends as Origin: scheme://host[:port], lower case, no path, no default port. */
+const ORIGIN =
+  /^[a-z][a-z0-9+.-]*:\/\/(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+const originList = commaList.superRefine((items, ctx) => {
+  for (const item of items) {
+    if (item === "*") {
+      if (items.length > 1)
+        ctx.addIssue({ code: "custom", message: `"*" allows every origin, so it must be the only item` });
+    } else if (!ORIGIN.test(item) || !isSerializedOrigin(item)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `"${item}" is not an origin such as https://app.example.com or http://localhost:5173 (scheme://host[:port] as browsers send it: lower case, no path, no trailing slash), nor "*"`,
+      });
+    }
+  }
+});
+
+/** For http(s), the URL parser's own origin must be the text (e.g. no :443 on https). */
+function isSerializedOrigin(item: string): boolean {
+  const url = URL.parse(item);
+  if (!url) return false;
+  if (url.protocol !== "http:" && url.protocol !== "https:") return true;
+  const port = Number(url.port || 0);
+  return url.origin === item && port <= 65535;
+}
 
 const EnvSchema = z
   .object({
@@ -86,17 +134,21 @@ const EnvSchema = z
     JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     JWT_ISSUER: z.string().min(1).default("bookdist"),
     SESSION_TTL: duration("30d"),
-    SESSION_IDLE_TIMEOUT: duration("14d"),
+    SESSION_IDLE_TIMEOUT: duration(
+      "14d",
+      2 * SESSION_TOUCH_INTERVAL_MS,
+      "2m: a session's last use is recorded at most once a minute, so a shorter timeout could end sessions in use",
+    ),
     SESSION_CLEANUP_CRON: z
       .string()
       .default("*/15 * * * *")
       .refine(isCronPattern, "is not a cron pattern such as */15 * * * *"),
-    ADMIN_EMAILS: commaList.transform((emails) => emails.map((email) => email.toLowerCase())),
+    ADMIN_EMAILS: emailList,
     MAX_COVER_BYTES: byteSize("10MiB"),
     MAX_ARCHIVE_BYTES: byteSize("2GiB"),
     MAX_APK_BYTES: byteSize("512MiB"),
     QR_PAYLOAD_TEMPLATE: z.string().includes("{code}", { message: "must contain {code}" }).default("{code}"),
-    CORS_ORIGINS: commaList,
+    CORS_ORIGINS: originList,
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     THROTTLE: z.enum(["on", "off"]).default("on"),
   })

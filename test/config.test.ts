@@ -26,7 +26,7 @@ describe("configuration", () => {
     const result = parseConfig({
       PORT: "9000",
       SESSION_TTL: "12h",
-      SESSION_IDLE_TIMEOUT: "90",
+      SESSION_IDLE_TIMEOUT: "300",
       MAX_COVER_BYTES: "1MiB",
       ADMIN_EMAILS: " Boss@Example.com , ops@example.com ",
       CORS_ORIGINS: "https://a.example,https://b.example",
@@ -37,7 +37,7 @@ describe("configuration", () => {
     if (!result.ok) throw new Error(result.problems.join());
     expect(result.config.port).toBe(9000);
     expect(result.config.sessionTtlMs).toBe(12 * 3_600_000);
-    expect(result.config.sessionIdleTimeoutMs).toBe(90_000);
+    expect(result.config.sessionIdleTimeoutMs).toBe(300_000);
     expect(result.config.maxCoverBytes).toBe(1024 ** 2);
     expect(result.config.adminEmails).toEqual(["boss@example.com", "ops@example.com"]);
     expect(result.config.corsOrigins).toEqual(["https://a.example", "https://b.example"]);
@@ -77,6 +77,77 @@ describe("configuration", () => {
       ].sort(),
     );
     for (const line of result.problems) expect(line).not.toContain("\n");
+  });
+
+  const problemsOf = (env: Record<string, string>) => {
+    const result = parseConfig(env);
+    return result.ok ? [] : result.problems;
+  };
+
+  test("ADMIN_EMAILS: one line per item that is not an e-mail address", () => {
+    const problems = problemsOf({
+      ADMIN_EMAILS: "boss@example.com, bob, ops@example.com;x@example.com, @example.com",
+    });
+    expect(problems).toEqual([
+      'ADMIN_EMAILS: "bob" is not an e-mail address such as admin@example.com',
+      'ADMIN_EMAILS: "ops@example.com;x@example.com" is not an e-mail address such as admin@example.com',
+      'ADMIN_EMAILS: "@example.com" is not an e-mail address such as admin@example.com',
+    ]);
+    expect(problemsOf({ ADMIN_EMAILS: "o'brien+books@mail.example.co.uk" })).toEqual([]);
+  });
+
+  test("CORS_ORIGINS: origins as browsers send them, or * alone", () => {
+    const good =
+      "https://app.example.com,http://localhost:5173,http://127.0.0.1:8080,http://[::1]:3000,capacitor://localhost";
+    const parsed = parseConfig({ CORS_ORIGINS: good });
+    if (!parsed.ok) throw new Error(parsed.problems.join("\n"));
+    expect(parsed.config.corsOrigins).toHaveLength(5);
+    const star = parseConfig({ CORS_ORIGINS: "*" });
+    expect(star.ok && star.config.corsOrigins).toEqual(["*"]);
+
+    const bad = [
+      "https://app.example.com/",
+      "https://app.example.com/path",
+      "app.example.com",
+      "https://APP.example.com",
+      "https://app.example.com:443",
+      "http://localhost:99999",
+      "https://user@app.example.com",
+      "https://app.example.com?x=1",
+    ];
+    const problems = problemsOf({ CORS_ORIGINS: bad.join(",") });
+    expect(problems).toHaveLength(bad.length);
+    bad.forEach((item, i) => {
+      expect(problems[i]).toStartWith(
+        `CORS_ORIGINS: "${item}" is not an origin such as https://app.example.com`,
+      );
+    });
+    expect(problemsOf({ CORS_ORIGINS: "*,https://app.example.com" })).toEqual([
+      'CORS_ORIGINS: "*" allows every origin, so it must be the only item',
+    ]);
+  });
+
+  test("durations: at most 10 years, so a login never computes an Invalid Date", () => {
+    const longest = parseConfig({ SESSION_TTL: "3650d", SESSION_IDLE_TIMEOUT: "3650d" });
+    expect(longest.ok).toBe(true);
+    for (const value of ["3651d", "99999999999999d", "1".repeat(400)]) {
+      const problems = problemsOf({ SESSION_TTL: value, SESSION_IDLE_TIMEOUT: value });
+      expect(problems).toEqual([
+        `SESSION_TTL: "${value}" is longer than the maximum, 3650d (10 years)`,
+        `SESSION_IDLE_TIMEOUT: "${value}" is longer than the maximum, 3650d (10 years)`,
+      ]);
+    }
+  });
+
+  test("SESSION_IDLE_TIMEOUT: at least 2 minutes, since last use is recorded once a minute", () => {
+    for (const value of ["1", "90s", "119999ms", "1m"]) {
+      const problems = problemsOf({ SESSION_IDLE_TIMEOUT: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toStartWith(`SESSION_IDLE_TIMEOUT: "${value}" is shorter than the minimum, 2m`);
+      expect(problems[0]).toContain("once a minute");
+    }
+    const two = parseConfig({ SESSION_IDLE_TIMEOUT: "2m" });
+    expect(two.ok && two.config.sessionIdleTimeoutMs).toBe(120_000);
   });
 
   test("the wordpress driver needs its database URL", () => {

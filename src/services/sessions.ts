@@ -2,7 +2,7 @@
 import type { Database } from "#db";
 import { type Principal, rolesFor } from "../auth/principal";
 import type { TokenSigner } from "../auth/tokens";
-import type { Config } from "../config";
+import { type Config, SESSION_TOUCH_INTERVAL_MS } from "../config";
 import {
   deleteSession,
   deleteSessionsOfUser,
@@ -11,9 +11,6 @@ import {
   touchSession,
 } from "../repositories/sessions";
 import type { StoreUser } from "../store/directory";
-
-/** last_seen_at is written at most this often, so reads do not turn into writes. */
-const TOUCH_INTERVAL_MS = 60_000;
 
 export interface SessionContext {
   db: Database;
@@ -70,7 +67,7 @@ export async function principalFromToken(
   if (!session || session.userUuid !== claims.sub) return null;
   if (session.expiresAt.getTime() <= now.getTime()) return null;
   if (session.lastSeenAt.getTime() + ctx.config.sessionIdleTimeoutMs <= now.getTime()) return null;
-  if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS)
+  if (now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS)
     await touchSession(ctx.db, session.id, now);
   return {
     userUuid: claims.sub,

@@ -225,6 +225,22 @@ describe("HTTP core", () => {
   });
 });
 
+describe("CORS", () => {
+  test("CORS_ORIGINS lists origins, or * for any", async () => {
+    const listed = await createTestApp({ env: { CORS_ORIGINS: "https://a.example,http://localhost:5173" } });
+    const origin = async (app: TestApp, from: string) =>
+      (await app.call("GET", "/health", { headers: { Origin: from } })).headers.get(
+        "access-control-allow-origin",
+      );
+    expect(await origin(listed, "http://localhost:5173")).toBe("http://localhost:5173");
+    expect(await origin(listed, "https://b.example")).toBeNull();
+    await listed.close();
+    const any = await createTestApp({ env: { CORS_ORIGINS: "*" } });
+    expect(await origin(any, "https://b.example")).toBe("*");
+    await any.close();
+  });
+});
+
 describe("unexpected errors", () => {
   test("answer 500 with the request id and nothing internal; the log has the stack", async () => {
     const lines: string[] = [];
