@@ -13,9 +13,10 @@ export type NewQrCode = Pick<
  */
 const INSERT_CHUNK = 500;
 
-/** Which codes a list or count covers: all, one book's, and optionally only never-used ones. */
+/** Which codes a list or count covers: all, one book's, and optionally only never-redeemed ones. */
 export interface QrCodeFilter {
   bookId?: number;
+  /** Only codes no activation was ever made from (deleting the activation does not undo that). */
   unused?: boolean;
 }
 
@@ -23,7 +24,7 @@ function whereOf(db: Database, filter: QrCodeFilter): SQL | undefined {
   const { activationQrCode: q } = db.tables;
   return and(
     filter.bookId === undefined ? undefined : eq(q.bookId, filter.bookId),
-    filter.unused ? eq(q.activationCount, 0) : undefined,
+    filter.unused ? isNull(q.firstRedeemedAt) : undefined,
   );
 }
 
@@ -92,13 +93,18 @@ export async function setQrCodeEnabled(
 /**
  * Takes one activation from the code, if it is enabled, not expired and not used up: a single conditional
  * UPDATE, so the database decides between racing redemptions (the row lock on Postgres, the one
- * writer on SQLite). False when nothing was taken.
+ * writer on SQLite). The same UPDATE marks the code redeemed the first time. False when nothing
+ * was taken.
  */
 export async function consumeActivation(db: Database, id: number, now: Date): Promise<boolean> {
   const { activationQrCode: q } = db.tables;
   const rows = await db.orm
     .update(q)
-    .set({ activationCount: sql`${q.activationCount} + 1`, updatedAt: now })
+    .set({
+      activationCount: sql`${q.activationCount} + 1`,
+      firstRedeemedAt: sql`COALESCE(${q.firstRedeemedAt}, ${sql.param(now, q.firstRedeemedAt)})`,
+      updatedAt: now,
+    })
     .where(
       and(
         eq(q.id, id),

@@ -112,8 +112,9 @@ export async function setQrCodeEnabled(
 }
 
 /**
- * The book's codes that no activation has been made from. Deleting an activation gives its slot
- * back, so this reads the live count: a code whose activations were all deleted is unused again.
+ * The book's codes that no activation was ever made from (API.md). Deleting an activation gives
+ * its slot back to the count, but the code was still redeemed, so this reads the mark the first
+ * redemption leaves (firstRedeemedAt), not the live count.
  */
 export async function unusedQrCodesOfBook(db: Database, bookId: number): Promise<qrCodes.QrCodeRow[]> {
   await assertBookFound(db, bookId);

@@ -405,6 +405,39 @@ describe("activation QR codes", () => {
     expect(missing.status).toBe(404);
   });
 
+  test("null-activations: a code whose activation was deleted was still redeemed once", async () => {
+    const book = await bodyOf(
+      await t.call("POST", "/book", { token: admin.token, json: { title: "Returned" } }),
+    );
+    const [returned, fresh] = [await create({ bookId: book.id }), await create({ bookId: book.id })];
+    const unused = async () => {
+      const response = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/null-activations`, {
+        token: admin.token,
+      });
+      return NullActivations.parse(await bodyOf(response));
+    };
+    expect((await unused()).count).toBe(2);
+    const redeemed = await t.call("POST", "/activation/by-qr-code", {
+      token: (await t.user()).token,
+      json: { code: returned.code },
+    });
+    expect(redeemed.status).toBe(201);
+    const deleted = await t.call("DELETE", `/activation/${(await bodyOf(redeemed)).id}`, {
+      token: admin.token,
+    });
+    expect(deleted.status).toBe(200);
+    // The slot is back on the code, yet an activation was made from it.
+    const code = await bodyOf(
+      await t.call("GET", `/activation-qr-code/${returned.id}`, { token: admin.token }),
+    );
+    expect(ActivationQrCode.strict().parse(code).activationCount).toBe(0);
+    const after = await unused();
+    expect(after.count).toBe(1);
+    expect(after.qrCodes.map((qr) => qr.id)).toEqual([fresh.id]);
+    // The mark is internal: the published shape is unchanged everywhere.
+    for (const qr of after.qrCodes) expect(ActivationQrCode.strict().parse(qr)).toEqual(qr);
+  });
+
   test("the QR symbol: a PNG of the requested width that decodes to the code; ETag and 304", async () => {
     const qr = await create({ bookId });
     const response = await t.call("GET", `/activation-qr-code/${qr.id}/qr`, { token: admin.token });

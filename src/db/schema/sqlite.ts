@@ -80,6 +80,9 @@ export const activationQrCode = sqliteTable(
     activationCount: integer("activation_count").notNull(),
     label: text("label"),
     expiresAt: time("expires_at"),
+    // Set by the first redemption and kept when its activation is deleted: "no activation was
+    // ever made from it" (null-activations) is this being null. Internal, not in ActivationQrCode.
+    firstRedeemedAt: time("first_redeemed_at"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },

@@ -72,9 +72,9 @@ export const getNullActivations = defineRoute("admin", {
   method: "get",
   path: "/activation-qr-code/ofbook/{bookId}/null-activations",
   operationId: "getUnusedActivationQrCodesOfBook",
-  summary: "A book's codes that no activation has been made from",
+  summary: "A book's codes that no activation was ever made from",
   description:
-    "The codes whose activationCount is 0. Deleting an activation gives its slot back, so a code whose activations were all deleted counts as unused again.",
+    "The codes that were never redeemed. A code whose activations were all deleted is not among them, although its activationCount is back to 0.",
   tags,
   request: { params: BookIdParam },
   responses: {

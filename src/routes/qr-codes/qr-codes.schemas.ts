@@ -71,7 +71,7 @@ export const NullActivations = z
     count: z.number().int().openapi({ example: 2 }),
     qrCodes: z.array(ActivationQrCode),
   })
-  .openapi("NullActivations", { description: "The book's codes that no activation has been made from." });
+  .openapi("NullActivations", { description: "The book's codes that no activation was ever made from." });
 
 export const QrImageQuery = z.object({
   size: z.coerce

@@ -1,0 +1,1 @@
+ALTER TABLE "activation_qr_code" ADD COLUMN "first_redeemed_at" timestamp (3) with time zone;

@@ -1,0 +1,1 @@
+ALTER TABLE `activation_qr_code` ADD `first_redeemed_at` integer;
