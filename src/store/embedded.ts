@@ -108,8 +108,11 @@ export class EmbeddedStore implements StoreDirectory {
       // must become "john-2", not EMAIL_ALREADY_EXISTS for a free address; nicename has no index
       // at all. So the check-then-insert runs one at a time: SQLite's transactions already queue,
       // on Postgres a transaction-scoped advisory lock does it (released at commit or rollback).
-      if (tx.dialect === "postgres")
-        await tx.orm.execute(sql`SELECT pg_advisory_xact_lock(${REGISTER_LOCK_KEY})`);
+      if (tx.dialect === "postgres") {
+        // Typed per "#db"'s dialect, which may be SQLite's (no execute) while this runs on Postgres.
+        const pg = tx.orm as unknown as { execute(query: ReturnType<typeof sql>): Promise<unknown> };
+        await pg.execute(sql`SELECT pg_advisory_xact_lock(${REGISTER_LOCK_KEY})`);
+      }
       const email = customer.email.trim();
       const taken = await tx.orm
         .select({ id: storeUser.id })
