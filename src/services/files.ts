@@ -1,8 +1,12 @@
 // Where uploads meet records: receive a checked file into the blob store, then register the blob
 // in the same transaction that points a record at it.
 import type { Database } from "#db";
+import { withTransaction } from "../db/transaction";
 import type { Deps } from "../lib/deps";
 import { type FileToSend, fileResponse } from "../lib/file-response";
+import { notFound } from "../lib/problems";
+import { type BookVersionRow, updateBookVersion } from "../repositories/book-versions";
+import { type BookRow, updateBook } from "../repositories/books";
 import { type InspectedApk, inspectApkMetadata } from "../storage/apk-metadata";
 import { inspectPng, inspectZip, type ZipDirectory } from "../storage/file-types";
 import { type ReceivedUpload, receiveUpload } from "../storage/uploads";
@@ -46,6 +50,49 @@ export function receiveFile<K extends UploadKind>(
 /** Registers a stored blob (identical uploads share one row); call inside the record's transaction. */
 export async function recordBlob(db: Database, sha256: string, size: number, now: Date): Promise<void> {
   await db.orm.insert(db.tables.blob).values({ sha256, size, createdAt: now }).onConflictDoNothing();
+}
+
+/** Points the book at its new cover (the blob registered in the same transaction); 404 if it is gone. */
+export function attachCover(
+  db: Database,
+  bookId: number,
+  file: ReceivedUpload<Inspected["cover"]>,
+  now: Date,
+): Promise<BookRow> {
+  return withTransaction(db, async (tx) => {
+    await recordBlob(tx, file.sha256, file.size, now);
+    const fields = {
+      coverSha256: file.sha256,
+      coverSize: file.size,
+      coverWidth: file.inspected.width,
+      coverHeight: file.inspected.height,
+      coverUpdatedAt: now,
+    };
+    const updated = await updateBook(tx, bookId, fields, now);
+    if (!updated) throw notFound(`Book ${bookId}`);
+    return updated;
+  });
+}
+
+/** Points the book version at its new archive (the blob registered in the same transaction); 404 if it is gone. */
+export function attachArchive(
+  db: Database,
+  versionId: number,
+  file: ReceivedUpload<Inspected["archive"]>,
+  now: Date,
+): Promise<BookVersionRow> {
+  return withTransaction(db, async (tx) => {
+    await recordBlob(tx, file.sha256, file.size, now);
+    const fields = {
+      archiveSha256: file.sha256,
+      archiveSize: file.size,
+      archiveFilename: file.filename,
+      archiveUploadedAt: now,
+    };
+    const updated = await updateBookVersion(tx, versionId, fields, now);
+    if (!updated) throw notFound(`Book version ${versionId}`);
+    return updated;
+  });
 }
 
 /** Answers a stored blob with the download behaviour of API.md §6. */

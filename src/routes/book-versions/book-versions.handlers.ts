@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { withTransaction } from "../../db/transaction";
 import { countText } from "../../lib/count-response";
 import { respondResource } from "../../lib/hal";
 import { notFound } from "../../lib/problems";
@@ -10,7 +9,7 @@ import type { BookRow } from "../../repositories/books";
 import * as service from "../../services/book-versions";
 import { getBook } from "../../services/books";
 import { assertEntitled } from "../../services/entitlement";
-import { receiveFile, recordBlob, sendBlob } from "../../services/files";
+import { attachArchive, receiveFile, sendBlob } from "../../services/files";
 import type * as routes from "./book-versions.routes";
 import { bookVersionLinks, toBookVersion } from "./book-versions.schemas";
 
@@ -99,23 +98,7 @@ export const uploadArchive: AppRouteHandler<typeof routes.uploadArchive> = async
   const { id } = c.req.valid("param");
   await service.getBookVersion(deps.db, id); // 404 before the body is read
   const file = await receiveFile(deps, c.req.raw, "archive");
-  const now = deps.clock.now();
-  const version = await withTransaction(deps.db, async (tx) => {
-    await recordBlob(tx, file.sha256, file.size, now);
-    const updated = await repo.updateBookVersion(
-      tx,
-      id,
-      {
-        archiveSha256: file.sha256,
-        archiveSize: file.size,
-        archiveFilename: file.filename,
-        archiveUploadedAt: now,
-      },
-      now,
-    );
-    if (!updated) throw notFound(`Book version ${id}`);
-    return updated;
-  });
+  const version = await attachArchive(deps.db, id, file, deps.clock.now());
   return c.json(toBookVersion(version), 200);
 };
 

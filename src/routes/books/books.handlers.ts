@@ -1,4 +1,3 @@
-import { withTransaction } from "../../db/transaction";
 import { countText } from "../../lib/count-response";
 import { respondResource } from "../../lib/hal";
 import { notFound } from "../../lib/problems";
@@ -6,7 +5,7 @@ import { limitOffset, orderByOf, pagingOf, respondList } from "../../lib/sort-an
 import type { AppRouteHandler } from "../../lib/types";
 import * as repo from "../../repositories/books";
 import * as service from "../../services/books";
-import { receiveFile, recordBlob, sendBlob } from "../../services/files";
+import { attachCover, receiveFile, sendBlob } from "../../services/files";
 import type * as routes from "./books.routes";
 import { bookLinks, toBook } from "./books.schemas";
 
@@ -84,19 +83,6 @@ export const uploadCover: AppRouteHandler<typeof routes.uploadCover> = async (c)
   const { id } = c.req.valid("param");
   await service.getBook(deps.db, id); // 404 before the body is read
   const file = await receiveFile(deps, c.req.raw, "cover");
-  const now = deps.clock.now();
-  const book = await withTransaction(deps.db, async (tx) => {
-    await recordBlob(tx, file.sha256, file.size, now);
-    const fields = {
-      coverSha256: file.sha256,
-      coverSize: file.size,
-      coverWidth: file.inspected.width,
-      coverHeight: file.inspected.height,
-      coverUpdatedAt: now,
-    };
-    const updated = await repo.updateBook(tx, id, fields, now);
-    if (!updated) throw notFound(`Book ${id}`);
-    return updated;
-  });
+  const book = await attachCover(deps.db, id, file, deps.clock.now());
   return respondResource(c, toBook(book), (base) => bookLinks(book, base)) as never;
 };
