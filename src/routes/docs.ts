@@ -2,9 +2,10 @@
 // swagger-ui-dist package so the UI works on closed networks.
 import { dirname, join } from "node:path";
 import { swaggerUI } from "@hono/swagger-ui";
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { BASIC_SCHEME, BEARER_SCHEME } from "../auth/access";
+import { BASIC_SCHEME, BEARER_SCHEME, defineRoute } from "../auth/access";
+import { jsonContent } from "../lib/openapi";
 import { AppError } from "../lib/problems";
 import type { AppBindings } from "../lib/types";
 
@@ -25,6 +26,54 @@ export const apiTags = [
   { name: "Service", description: "Health, OpenAPI document, Swagger UI" },
 ];
 
+const OpenApiDocument = z
+  .looseObject({
+    openapi: z.string().openapi({ example: "3.1.0" }),
+    info: z.looseObject({
+      title: z.string().openapi({ example: "bookdist" }),
+      version: z.string().openapi({ example: "1.0.0" }),
+    }),
+    paths: z.record(z.string(), z.record(z.string(), z.unknown())).openapi({
+      description: "Every operation, by path and method",
+      example: { "/health": { get: { operationId: "getHealth", tags: ["Service"] } } },
+    }),
+  })
+  .openapi("OpenApiDocument", { description: "An OpenAPI 3.1 document" });
+
+const tags = ["Service"];
+
+// Documented once each; the aliases (/openapi.json, /swagger-ui.html, /swagger-ui/index.html)
+// answer the same but are not operations of their own.
+export const getApiDocs = defineRoute("public", {
+  method: "get",
+  path: "/v3/api-docs",
+  operationId: "getApiDocs",
+  summary: "This OpenAPI document",
+  description: "The document Swagger UI and the generated SDKs are built from. Alias: `/openapi.json`.",
+  tags,
+  responses: { 200: jsonContent(OpenApiDocument, "The OpenAPI 3.1 document") },
+});
+
+export const getSwaggerUi = defineRoute("public", {
+  method: "get",
+  path: "/swagger-ui",
+  operationId: "getSwaggerUi",
+  summary: "Swagger UI for this API",
+  description:
+    "An HTML page that loads this document; its assets come from this server. Aliases: `/swagger-ui.html`, `/swagger-ui/index.html`.",
+  tags,
+  responses: {
+    200: {
+      description: "The Swagger UI page",
+      content: {
+        "text/html": {
+          schema: z.string().openapi({ example: '<!doctype html><html lang="en">…</html>' }),
+        },
+      },
+    },
+  },
+});
+
 export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", BEARER_SCHEME, {
     type: "http",
@@ -38,7 +87,7 @@ export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
     description: "The store user's e-mail (or login) and password; for scripts. No session is created.",
   });
 
-  let document: unknown;
+  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   const serveDocument = (c: Context<AppBindings>) => {
     // The document is the same for every request: build it once.
     document ??= app.getOpenAPI31Document({
@@ -53,9 +102,10 @@ export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
       servers: [{ url: "/", description: "This server" }],
       tags: apiTags,
     });
-    return c.json(document, 200);
+    // The library's own OpenAPIObject type; the route's schema describes it loosely.
+    return c.json(document as z.infer<typeof OpenApiDocument>, 200);
   };
-  app.get("/v3/api-docs", serveDocument);
+  app.openapi(getApiDocs, serveDocument);
   app.get("/openapi.json", serveDocument);
 
   const ui = swaggerUI<AppBindings>({
@@ -64,7 +114,7 @@ export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
     title: "bookdist API",
     persistAuthorization: true,
   });
-  app.get("/swagger-ui", ui);
+  app.openapi(getSwaggerUi, async (c) => (await ui(c, async () => {})) ?? c.notFound());
   app.get("/swagger-ui.html", ui);
   app.get("/swagger-ui/index.html", ui);
   app.get(`${ASSET_BASE}/swagger-ui-dist/:file`, (c) => {
