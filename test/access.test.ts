@@ -109,6 +109,37 @@ describe("access levels", () => {
     expect((await bodyOf(response)).code).toBe("FORBIDDEN");
   });
 
+  test("owner by record: another user's activation → 403 for a plain user; its owner and admins read it", async () => {
+    const admin = await t.admin();
+    const owner = await t.user();
+    const created = await t.call("POST", "/activation", {
+      token: admin.token,
+      json: { bookId, userUuid: owner.uuid },
+    });
+    expect(created.status).toBe(201);
+    const url = `/activation/${(await bodyOf(created)).id}`;
+    const refused = await t.call("GET", url, { token: reader.token });
+    expect(refused.status).toBe(403);
+    expect((await bodyOf(refused)).code).toBe("FORBIDDEN");
+    expect((await t.call("GET", url, { token: owner.token })).status).toBe(200);
+    expect((await t.call("GET", url, { token: admin.token })).status).toBe(200);
+  });
+
+  const gets = operations.filter((op) => op.method === "GET");
+  test.each(gets)("HEAD $path answers as GET does, without a body ($level)", async (op) => {
+    const admin = await t.admin();
+    // The active APK, so that the published download is served rather than refused.
+    const url = op.path === "/apk/{id}/download" ? `/apk/${activeApkId}/download` : urlOf(op.path);
+    const token = op.level === "public" ? undefined : admin.token;
+    const get = await t.call("GET", url, { token });
+    await get.arrayBuffer();
+    const head = await t.call("HEAD", url, { token });
+    expect(get.status).toBeLessThan(500);
+    expect(head.status).toBe(get.status);
+    expect(head.headers.get("content-type")).toBe(get.headers.get("content-type"));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+
   test("published: an active APK's file is public (even past a stale token); any other is admin-only", async () => {
     const published = operations.filter((op) => op.level === "published");
     expect(published.map((op) => `${op.method} ${op.path}`)).toEqual(["GET /apk/{id}/download"]);
