@@ -147,10 +147,13 @@ export function respondList<T extends object>(
     total: number;
     paging: Paging | undefined;
     links: (item: T, base: string) => Record<string, { href: string }>;
+    /** 201 for a list that a POST made (a QR code batch). */
+    status?: 200 | 201;
   },
 ): Response {
+  const status = options.status ?? 200;
   setListHeaders(c, options.total, options.paging);
-  if (!wantsHal(c)) return c.json(options.items, 200);
+  if (!wantsHal(c)) return c.json(options.items, status);
   const base = baseUrlOf(c);
   const url = new URL(c.req.url);
   const body = halList(
@@ -159,5 +162,5 @@ export function respondList<T extends object>(
     `${base}${url.pathname}${url.search}`,
     options.paging ? pageInfo(options.total, options.paging) : undefined,
   );
-  return c.body(JSON.stringify(body), 200, { "Content-Type": HAL_CONTENT_TYPE });
+  return c.body(JSON.stringify(body), status, { "Content-Type": HAL_CONTENT_TYPE });
 }

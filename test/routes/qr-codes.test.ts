@@ -246,6 +246,37 @@ describe("activation QR codes", () => {
     expect(await count.text()).toBe("10000");
   });
 
+  test("batch answers like a list: X-Total-Count, and under HAL rel activationQrCodes with _links", async () => {
+    const plain = await t.call("POST", "/activation-qr-code/batch", {
+      token: admin.token,
+      json: { bookId: otherBookId, quantity: 3 },
+    });
+    expect(plain.status).toBe(201);
+    expect(plain.headers.get("x-total-count")).toBe("3");
+    const codes = await bodyOf(plain);
+    expect(QrCodes.parse(codes)).toHaveLength(3);
+    expect(codes.some((qr: object) => "_links" in qr)).toBe(false);
+
+    const response = await t.call("POST", "/activation-qr-code/batch", {
+      token: admin.token,
+      json: { bookId: otherBookId, quantity: 2 },
+      headers: { Accept: "application/hal+json" },
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
+    expect(response.headers.get("x-total-count")).toBe("2");
+    const hal = await bodyOf(response);
+    const embedded = QrCodes.parse(hal._embedded.activationQrCodes);
+    expect(embedded).toHaveLength(2);
+    hal._embedded.activationQrCodes.forEach(
+      (qr: { _links: Record<"self" | "book", { href: string }> }, i: number) => {
+        expect(qr._links.self.href).toBe(`http://localhost/activation-qr-code/${embedded[i]!.id}`);
+        expect(qr._links.book.href).toBe(`http://localhost/book/${otherBookId}`);
+      },
+    );
+    expect(hal._links.self.href).toBe("http://localhost/activation-qr-code/batch");
+  });
+
   test("batch: bounds of quantity and a missing book", async () => {
     for (const [json, field] of [
       [{ bookId, quantity: 0 }, "quantity"],
@@ -403,6 +434,33 @@ describe("activation QR codes", () => {
       token: admin.token,
     });
     expect(missing.status).toBe(404);
+  });
+
+  test("null-activations under HAL: the answer and each of its codes carry _links", async () => {
+    const book = await bodyOf(
+      await t.call("POST", "/book", { token: admin.token, json: { title: "Linked" } }),
+    );
+    const [first, second] = [await create({ bookId: book.id }), await create({ bookId: book.id })];
+    const path = `/activation-qr-code/ofbook/${book.id}/null-activations`;
+    const plain = await bodyOf(await t.call("GET", path, { token: admin.token }));
+    expect(NullActivations.strict().parse(plain)).toEqual(plain);
+    expect(plain.qrCodes.some((qr: object) => "_links" in qr)).toBe(false);
+
+    const response = await t.call("GET", path, {
+      token: admin.token,
+      headers: { Accept: "application/hal+json" },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
+    const hal = await bodyOf(response);
+    expect(NullActivations.parse(hal)).toMatchObject({ bookId: book.id, count: 2 });
+    expect(hal._links.self.href).toBe(`http://localhost${path}`);
+    expect(hal._links.book.href).toBe(`http://localhost/book/${book.id}`);
+    expect(hal.qrCodes.map((qr: { _links: { self: { href: string } } }) => qr._links.self.href)).toEqual([
+      `http://localhost/activation-qr-code/${first.id}`,
+      `http://localhost/activation-qr-code/${second.id}`,
+    ]);
+    expect(hal.qrCodes[0]._links.qr.href).toBe(`http://localhost/activation-qr-code/${first.id}/qr`);
   });
 
   test("null-activations: a code whose activation was deleted was still redeemed once", async () => {

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { countText } from "../../lib/count-response";
-import { respondResource } from "../../lib/hal";
+import { baseUrlOf, respondResource, wantsHal, withLinks } from "../../lib/hal";
 import { limitOffset, orderByOf, pagingOf, respondList } from "../../lib/sort-and-page";
 import type { AppBindings, AppRouteHandler } from "../../lib/types";
 import * as repo from "../../repositories/qr-codes";
@@ -57,7 +57,16 @@ export const countQrCodesOfBook: AppRouteHandler<typeof routes.countQrCodesOfBoo
 export const getNullActivations: AppRouteHandler<typeof routes.getNullActivations> = async (c) => {
   const { bookId } = c.req.valid("param");
   const rows = await service.unusedQrCodesOfBook(c.get("deps").db, bookId);
-  return c.json({ bookId, count: rows.length, qrCodes: rows.map(toQrCode) }, 200);
+  // Under HAL the nested codes are resource objects too, each with its own _links.
+  const halBase = wantsHal(c) ? baseUrlOf(c) : null;
+  const qrCodes = rows.map((row) =>
+    halBase === null ? toQrCode(row) : withLinks(toQrCode(row), qrCodeLinks(row, halBase)),
+  );
+  const links = (base: string) => ({
+    self: { href: `${base}/activation-qr-code/ofbook/${bookId}/null-activations` },
+    book: { href: `${base}/book/${bookId}` },
+  });
+  return respondResource(c, { bookId, count: rows.length, qrCodes }, links) as never;
 };
 
 export const getQrCode: AppRouteHandler<typeof routes.getQrCode> = async (c) => {
@@ -115,7 +124,14 @@ export const createQrCode: AppRouteHandler<typeof routes.createQrCode> = async (
 export const createQrCodeBatch: AppRouteHandler<typeof routes.createQrCodeBatch> = async (c) => {
   const { db, clock } = c.get("deps");
   const rows = await service.createQrCodeBatch(db, c.req.valid("json"), clock.now());
-  return c.json(rows.map(toQrCode), 201);
+  return respondList(c, {
+    rel: "activationQrCodes",
+    items: rows.map(toQrCode),
+    total: rows.length,
+    paging: undefined,
+    links: qrCodeLinks,
+    status: 201,
+  }) as never;
 };
 
 export const setQrCodeEnabled: AppRouteHandler<typeof routes.setQrCodeEnabled> = async (c) => {

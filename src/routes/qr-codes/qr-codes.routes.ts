@@ -164,11 +164,15 @@ export const createQrCodeBatch = defineRoute("admin", {
   path: "/activation-qr-code/batch",
   operationId: "createActivationQrCodeBatch",
   summary: "Make up to 10,000 activation QR codes at once",
-  description: "All or none: the codes are made in one transaction.",
+  description:
+    "All or none: the codes are made in one transaction. Answered as a list (HAL rel `activationQrCodes`).",
   tags,
   request: { body: jsonBody(QrCodeBatchInput) },
   responses: {
-    201: jsonContent(z.array(ActivationQrCode), "The new codes"),
+    201: {
+      ...jsonContent(z.array(ActivationQrCode), "The new codes"),
+      headers: { "X-Total-Count": listHeaders["X-Total-Count"] },
+    },
     ...errorResponses(...bodyErrors),
   },
 });
