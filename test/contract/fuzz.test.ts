@@ -454,6 +454,12 @@ async function check(op: Operation, request: FuzzRequest): Promise<void> {
     if (!validate(problem)) throw new Error(`${where}: problem ${ajv.errorsText(validate.errors)}`);
     if (/\bat .*\.ts:\d+|SELECT |INSERT |\/tmp\/|node_modules/.test(text))
       throw new Error(`${where}: internals leak: ${text.slice(0, 300)}`);
+    // Every error a client can get is in the document. 405 is the path's, not an operation's;
+    // an empty path parameter makes another path, which is nobody's (404).
+    const pathname = request.url.split("?")[0]!;
+    const otherPath = response.status === 404 && (pathname.includes("//") || pathname.endsWith("/"));
+    if (response.status !== 405 && !otherPath && !op.responses[String(response.status)])
+      throw new Error(`${where}: ${problem.code} is not among the documented responses`);
     return;
   }
   const documented = op.responses[String(response.status)];
