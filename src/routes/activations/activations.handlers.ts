@@ -101,5 +101,5 @@ export const updateActivation: AppRouteHandler<typeof routes.updateActivation> =
 export const deleteActivation: AppRouteHandler<typeof routes.deleteActivation> = async (c) => {
   const { db, clock } = c.get("deps");
   const activation = await service.removeActivation(db, c.req.valid("param").id, clock.now());
-  return c.json(toActivation(activation), 200);
+  return respondResource(c, toActivation(activation), (base) => activationLinks(activation, base)) as never;
 };

@@ -125,7 +125,7 @@ export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => 
     { allowSignerChange: allowSignerChange === "true" },
     deps.clock.now(),
   );
-  return c.json(toApk(apk), 200);
+  return respondResource(c, toApk(apk), (base) => apkLinks(apk, base)) as never;
 };
 
 export const updateApk: AppRouteHandler<typeof routes.updateApk> = async (c) => {
@@ -143,5 +143,5 @@ export const updateApk: AppRouteHandler<typeof routes.updateApk> = async (c) => 
 
 export const deleteApk: AppRouteHandler<typeof routes.deleteApk> = async (c) => {
   const apk = await service.removeApk(c.get("deps").db, c.req.valid("param").id);
-  return c.json(toApk(apk), 200);
+  return respondResource(c, toApk(apk), (base) => apkLinks(apk, base)) as never;
 };

@@ -90,7 +90,7 @@ export const updateBookVersion: AppRouteHandler<typeof routes.updateBookVersion>
 
 export const deleteBookVersion: AppRouteHandler<typeof routes.deleteBookVersion> = async (c) => {
   const version = await service.removeBookVersion(c.get("deps").db, c.req.valid("param").id);
-  return c.json(toBookVersion(version), 200);
+  return respondResource(c, toBookVersion(version), (base) => bookVersionLinks(version, base)) as never;
 };
 
 export const uploadArchive: AppRouteHandler<typeof routes.uploadArchive> = async (c) => {
@@ -99,7 +99,7 @@ export const uploadArchive: AppRouteHandler<typeof routes.uploadArchive> = async
   await service.getBookVersion(deps.db, id); // 404 before the body is read
   const file = await receiveFile(deps, c.req.raw, "archive");
   const version = await attachArchive(deps.db, id, file, deps.clock.now());
-  return c.json(toBookVersion(version), 200);
+  return respondResource(c, toBookVersion(version), (base) => bookVersionLinks(version, base)) as never;
 };
 
 function sendArchive(c: Context<AppBindings>, book: BookRow, version: repo.BookVersionRow): Response {
