@@ -54,7 +54,7 @@ async function basic(c: Context<AppBindings>, header: string, encoded: string): 
       if (!found) throw authenticationFailed();
       return found;
     },
-    (error) => error instanceof AppError && error.code === "AUTHENTICATION_FAILED",
+    ["AUTHENTICATION_FAILED"],
   );
   const principal: Principal = {
     userUuid: user.uuid,

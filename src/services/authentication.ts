@@ -57,13 +57,9 @@ export async function login(
       if (!found) throw new AppError("AUTHENTICATION_FAILED", "The e-mail or password is wrong.");
       return found;
     },
-    isAuthenticationFailure,
+    ["AUTHENTICATION_FAILED"],
   );
   return openSession({ ...deps, signer: services.signer }, user, { ...meta, now });
-}
-
-function isAuthenticationFailure(error: unknown): boolean {
-  return error instanceof AppError && error.code === "AUTHENTICATION_FAILED";
 }
 
 export async function currentUser(deps: Deps, principal: Principal) {

@@ -37,12 +37,12 @@ export interface Redemption {
 }
 
 /** What a guessing client gets wrong: these count against the caller and its address. */
-const failureCodes = new Set<ErrorCode>([
+const failureCodes: readonly ErrorCode[] = [
   "NOT_FOUND",
   "QR_CODE_DISABLED",
   "QR_CODE_EXHAUSTED",
   "QR_CODE_EXPIRED",
-]);
+];
 
 const unknownCode = () => new AppError("NOT_FOUND", "There is no such activation code.");
 
@@ -61,11 +61,12 @@ export async function redeem(
     [throttleRules.redeemFailuresPerUser, principal.userUuid],
     [throttleRules.redeemFailuresPerAddress, ctx.clientAddress],
   ];
-  return ctx.throttle.guard(limits, ctx.now, () => attempt(ctx.db, userUuid, input.code, ctx.now), isGuess);
-}
-
-function isGuess(error: unknown): boolean {
-  return error instanceof AppError && failureCodes.has(error.code);
+  return ctx.throttle.guard(
+    limits,
+    ctx.now,
+    () => attempt(ctx.db, userUuid, input.code, ctx.now),
+    failureCodes,
+  );
 }
 
 async function attempt(db: Database, userUuid: string, typed: string, now: Date): Promise<Redemption> {

@@ -1,7 +1,7 @@
 // Throttling of API.md/DESIGN.md, with its state in the database so limits hold across instances.
 import { createHash } from "node:crypto";
 import type { Database } from "#db";
-import { AppError } from "../lib/problems";
+import { AppError, type ErrorCode } from "../lib/problems";
 import { type CountedEvent, countEvent, countEvents, uncountEvent } from "../repositories/rate-limits";
 
 export interface ThrottleRule {
@@ -35,14 +35,14 @@ export class Throttle {
    * Runs `attempt` under failure limits. A slot of every limit is taken before the attempt, in
    * one atomic statement: checking first and counting after the failure let a burst of parallel
    * guesses all pass the check. 429 with Retry-After when a limit is full. The slots are given
-   * back unless `failed(error)` says the attempt failed, so successes (and errors that are not
+   * back unless the attempt fails with one of `failures`, so successes (and errors that are not
    * the caller's guess, such as an outage) cost nothing.
    */
   async guard<T>(
     limits: Limits,
     now: Date,
     attempt: () => Promise<T>,
-    failed: (error: unknown) => boolean,
+    failures: readonly ErrorCode[],
   ): Promise<T> {
     if (!this.enabled) return attempt();
     const slots = await this.take(limits, now);
@@ -50,7 +50,7 @@ export class Throttle {
     try {
       result = await attempt();
     } catch (error) {
-      if (!failed(error)) await this.giveBack(slots);
+      if (!(error instanceof AppError && failures.includes(error.code))) await this.giveBack(slots);
       throw error;
     }
     await this.giveBack(slots);
@@ -65,8 +65,8 @@ export class Throttle {
   }
 
   private async take(limits: Limits, now: Date): Promise<CountedEvent[]> {
-    const limitOf = new Map(limits.map(([rule, subject]) => [keyOf(rule, subject), rule.limit]));
-    const events = limits.map(([rule, subject]) => ({ key: keyOf(rule, subject), windowMs: rule.windowMs }));
+    const events = limits.map(([rule, subject]) => ({ key: keyOf(rule, subject), ...rule }));
+    const limitOf = new Map(events.map((event) => [event.key, event.limit]));
     const slots = await countEvents(this.db, events, now);
     const full = slots.filter((slot) => slot.count > (limitOf.get(slot.key) ?? 0));
     if (full.length === 0) return slots;
