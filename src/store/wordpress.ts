@@ -234,16 +234,14 @@ export class WordPressStore implements StoreDirectory {
     // Hashing first keeps the lock (and the transaction) as short as the SQL itself.
     const passwordHash = await hashPassword(customer.password);
     const email = customer.email.trim();
-    const emailLock = this.lockName("bookdist-register-", email.toLowerCase());
-    // Two addresses with one local part (john@a.com, john@b.com) would both find "john" free: the
-    // choice of login and nicename is serialised per shop too. Always e-mail lock first, then the
-    // names lock, so two registrations never wait for each other in opposite orders.
-    const namesLock = this.lockName("bookdist-names-", "");
+    // One registration of the shop at a time: both the e-mail check and the choice of a free login
+    // and nicename read what a concurrent registration is about to insert (john@a.com and
+    // john@b.com would both find "john" free). Registrations are rare and throttled, and the hash
+    // is made before the lock, so queueing them costs next to nothing.
+    const lock = this.lockName("bookdist-register-", "");
     const user = await this.withSession((session) =>
-      this.underLock(session, emailLock, REGISTER_LOCK_SECONDS, () =>
-        this.underLock(session, namesLock, REGISTER_LOCK_SECONDS, () =>
-          this.inTransaction(session, () => this.insertCustomer(session, customer, email, passwordHash)),
-        ),
+      this.underLock(session, lock, REGISTER_LOCK_SECONDS, () =>
+        this.inTransaction(session, () => this.insertCustomer(session, customer, email, passwordHash)),
       ),
     );
     await this.recordLink(user.uuid, user.storeUserId);
