@@ -59,19 +59,20 @@ export function attachCover(
   file: ReceivedUpload<Inspected["cover"]>,
   now: Date,
 ): Promise<BookRow> {
-  return withTransaction(db, async (tx) => {
-    await recordBlob(tx, file.sha256, file.size, now);
-    const fields = {
-      coverSha256: file.sha256,
-      coverSize: file.size,
-      coverWidth: file.inspected.width,
-      coverHeight: file.inspected.height,
-      coverUpdatedAt: now,
-    };
-    const updated = await updateBook(tx, bookId, fields, now);
-    if (!updated) throw notFound(`Book ${bookId}`);
-    return updated;
-  });
+  return attachBlob(db, file, now, `Book ${bookId}`, (tx) =>
+    updateBook(
+      tx,
+      bookId,
+      {
+        coverSha256: file.sha256,
+        coverSize: file.size,
+        coverWidth: file.inspected.width,
+        coverHeight: file.inspected.height,
+        coverUpdatedAt: now,
+      },
+      now,
+    ),
+  );
 }
 
 /** Points the book version at its new archive (the blob registered in the same transaction); 404 if it is gone. */
@@ -81,16 +82,36 @@ export function attachArchive(
   file: ReceivedUpload<Inspected["archive"]>,
   now: Date,
 ): Promise<BookVersionRow> {
+  return attachBlob(db, file, now, `Book version ${versionId}`, (tx) =>
+    updateBookVersion(
+      tx,
+      versionId,
+      {
+        archiveSha256: file.sha256,
+        archiveSize: file.size,
+        archiveFilename: file.filename,
+        archiveUploadedAt: now,
+      },
+      now,
+    ),
+  );
+}
+
+/**
+ * Registers the blob and points a record at it in one transaction, so no row ever names a blob
+ * the cleanup job could take. `point` answers the updated row, or undefined when it is gone (404).
+ */
+function attachBlob<Row>(
+  db: Database,
+  file: { sha256: string; size: number },
+  now: Date,
+  what: string,
+  point: (tx: Database) => Promise<Row | undefined>,
+): Promise<Row> {
   return withTransaction(db, async (tx) => {
     await recordBlob(tx, file.sha256, file.size, now);
-    const fields = {
-      archiveSha256: file.sha256,
-      archiveSize: file.size,
-      archiveFilename: file.filename,
-      archiveUploadedAt: now,
-    };
-    const updated = await updateBookVersion(tx, versionId, fields, now);
-    if (!updated) throw notFound(`Book version ${versionId}`);
+    const updated = await point(tx);
+    if (!updated) throw notFound(what);
     return updated;
   });
 }
