@@ -10,6 +10,13 @@ export const wordpressFixtures = join(import.meta.dir, "..", "..", "..", "shared
 /** Set to run the WordPress store suites, e.g. mysql://root@127.0.0.1:3306 */
 export const storeServerUrl = process.env.TEST_STORE_DATABASE_URL;
 
+/** The three fixture users of schema.sql, each with the password WORDPRESS.md gives and its roles here. */
+export const fixtureLogins = [
+  { name: "admin", password: "correct horse battery staple", roles: ["user", "admin"] },
+  { name: "manager@example.com", password: "Pässwörd-日本語-🔐", roles: ["user", "admin"] },
+  { name: "Jane.Doe@Example.com", password: 'it\'s "quoted"', roles: ["user"] },
+] as const;
+
 export interface WordPressDatabase {
   url: string;
   /** A connection of its own for setting up and inspecting rows behind the store's back. */

@@ -7,7 +7,12 @@ import { Health } from "../../src/routes/service/service.routes";
 import { openStore } from "../../src/store/open-store";
 import { WordPressStore } from "../../src/store/wordpress";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
-import { createWordPressDatabase, storeServerUrl, type WordPressDatabase } from "../helpers/wordpress";
+import {
+  createWordPressDatabase,
+  fixtureLogins,
+  storeServerUrl,
+  type WordPressDatabase,
+} from "../helpers/wordpress";
 
 const UUID_KEY = "_bookdist_uuid";
 // Nobody is an admin by e-mail here, so admin roles can only come from the shop's capabilities.
@@ -34,12 +39,6 @@ function wordPressApp(url: string): Promise<TestApp> {
     },
   });
 }
-
-const fixtureLogins = [
-  { name: "admin", password: "correct horse battery staple", roles: ["user", "admin"] },
-  { name: "manager@example.com", password: "Pässwörd-日本語-🔐", roles: ["user", "admin"] },
-  { name: "Jane.Doe@Example.com", password: 'it\'s "quoted"', roles: ["user"] },
-] as const;
 
 describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
   let wp: WordPressDatabase;

@@ -6,15 +6,14 @@ import type { RowDataPacket } from "mysql2/promise";
 import { Session } from "../../src/routes/authentication/authentication.schemas";
 import { Health } from "../../src/routes/service/service.routes";
 import { type RealServer, startRealServer } from "../helpers/real-server";
-import { createWordPressDatabase, storeServerUrl, type WordPressDatabase } from "../helpers/wordpress";
+import {
+  createWordPressDatabase,
+  fixtureLogins,
+  storeServerUrl,
+  type WordPressDatabase,
+} from "../helpers/wordpress";
 
 const UUID_KEY = "_bookdist_uuid";
-
-const fixtureLogins = [
-  { name: "admin", password: "correct horse battery staple", roles: ["user", "admin"] },
-  { name: "manager@example.com", password: "Pässwörd-日本語-🔐", roles: ["user", "admin"] },
-  { name: "Jane.Doe@Example.com", password: 'it\'s "quoted"', roles: ["user"] },
-] as const;
 
 describe.skipIf(!storeServerUrl)("the running server with STORE_DRIVER=wordpress", () => {
   let wp: WordPressDatabase;
