@@ -2,15 +2,11 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import { requestId } from "hono/request-id";
-import { secureHeaders } from "hono/secure-headers";
 import type { Deps } from "./lib/deps";
 import { MAX_JSON_BODY_BYTES, payloadTooLarge } from "./lib/empty-body";
 import { handleError } from "./lib/error-handler";
-import { HAL_CONTENT_TYPE } from "./lib/hal";
-import { JSON_CONTENT_TYPE } from "./lib/openapi";
-import { AppError, PROBLEM_CONTENT_TYPE, problemResponse } from "./lib/problems";
-import { requestLogger } from "./lib/request-logger";
+import { AppError, problemResponse } from "./lib/problems";
+import { requestFrame } from "./lib/request-frame";
 import type { AppBindings } from "./lib/types";
 import { routers } from "./routes";
 import { registerApiDocs } from "./routes/docs";
@@ -23,35 +19,11 @@ import { createServices } from "./services/container";
  */
 const UPLOAD_PATH = /^\/(?:book\/[^/]+\/cover|(?:bookversion|apk)\/[^/]+\/upload)$/;
 
-/** Hono labels JSON without a charset; API.md §1 asks for `; charset=UTF-8`. */
-const BARE_JSON_TYPES = new Set([JSON_CONTENT_TYPE, HAL_CONTENT_TYPE, PROBLEM_CONTENT_TYPE]);
-
 export function createApp(deps: Deps) {
   const app = new OpenAPIHono<AppBindings>();
   const services = createServices(deps);
 
-  // Outermost, so it also sees what onError, notFound and the 405 handler answer.
-  app.use(async (c, next) => {
-    await next();
-    const type = c.res.headers.get("content-type");
-    if (type !== null && BARE_JSON_TYPES.has(type))
-      c.res.headers.set("content-type", `${type}; charset=UTF-8`);
-  });
-
-  app.use(
-    requestId({
-      headerName: "X-Request-Id",
-      // Echo a sane incoming id (the middleware checks /^[\w\-=]{1,255}$/), else make one.
-      generator: () => crypto.randomUUID(),
-    }),
-  );
-  app.use(async (c, next) => {
-    c.set("deps", deps);
-    c.set("services", services);
-    await next();
-  });
-  app.use(secureHeaders({ crossOriginResourcePolicy: "cross-origin", crossOriginOpenerPolicy: false }));
-  app.use(requestLogger());
+  app.use(requestFrame(deps, services));
   if (deps.config.corsOrigins.length > 0) {
     app.use(
       cors({
@@ -63,7 +35,10 @@ export function createApp(deps: Deps) {
   }
   app.use(methodNotAllowed(app));
   app.use(async (c, next) => {
-    if (c.req.method === "POST" && UPLOAD_PATH.test(c.req.path)) return next();
+    const method = c.req.method;
+    // No handler reads the body of a GET or HEAD; the uploads bound their own while they stream.
+    if (method === "GET" || method === "HEAD" || (method === "POST" && UPLOAD_PATH.test(c.req.path)))
+      return next();
     return jsonBodyLimit(c, next);
   });
 

@@ -6,6 +6,8 @@ const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
+  /** Whether a line at `level` is written: lets a per-request caller skip building its fields. */
+  enabled(level: Exclude<LogLevel, "silent">): boolean;
   debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
@@ -21,6 +23,7 @@ export function createLogger(
     write(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields }));
   };
   return {
+    enabled: (at) => rank[at] >= rank[level],
     debug: (msg, fields) => emit("debug", msg, fields),
     info: (msg, fields) => emit("info", msg, fields),
     warn: (msg, fields) => emit("warn", msg, fields),
