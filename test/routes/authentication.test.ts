@@ -148,6 +148,16 @@ describe("tokens and sessions", () => {
     expect((await me(idle.token)).status).toBe(401);
   });
 
+  test("a token is a standard HS256 JWT: node:crypto's HMAC of its first two parts under the secret", async () => {
+    const user = await t.user();
+    const [header, payload, signature] = user.token.split(".") as [string, string, string];
+    expect(JSON.parse(Buffer.from(header, "base64url").toString())).toEqual({ alg: "HS256", typ: "JWT" });
+    const expected = createHmac("sha256", t.deps.jwtSecret)
+      .update(`${header}.${payload}`)
+      .digest("base64url");
+    expect(signature).toBe(expected);
+  });
+
   test("forged, alg:none, malformed and foreign tokens are refused", async () => {
     const user = await t.user();
     const [header, payload] = user.token.split(".") as [string, string, string];
