@@ -19,6 +19,9 @@ import { createServices } from "./services/container";
  */
 const UPLOAD_PATH = /^\/(?:book\/[^/]+\/cover|(?:bookversion|apk)\/[^/]+\/upload)$/;
 
+/** The methods whose bodies a handler may read; no route reads the body of a GET or HEAD. */
+const METHODS_WITH_BODIES = ["POST", "PUT", "PATCH", "DELETE"];
+
 export function createApp(deps: Deps) {
   const app = new OpenAPIHono<AppBindings>();
   const services = createServices(deps);
@@ -34,13 +37,10 @@ export function createApp(deps: Deps) {
     );
   }
   app.use(methodNotAllowed(app));
-  app.use(async (c, next) => {
-    const method = c.req.method;
-    // No handler reads the body of a GET or HEAD; the uploads bound their own while they stream.
-    if (method === "GET" || method === "HEAD" || (method === "POST" && UPLOAD_PATH.test(c.req.path)))
-      return next();
-    return jsonBodyLimit(c, next);
-  });
+  // Registered for these methods only, so a GET or HEAD does not pass through this layer at all.
+  app.on(METHODS_WITH_BODIES, "*", (c, next) =>
+    c.req.method === "POST" && UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next),
+  );
 
   for (const router of routers) app.route("/", router);
   registerApiDocs(app);
