@@ -106,6 +106,8 @@ describe("books", () => {
       expect(response.status).toBe(400);
       expect((await bodyOf(response)).code).toBe("VALIDATION_FAILED");
     }
+    // Access is decided before the path parameters: without credentials, a bad id is a 401.
+    expect((await t.call("GET", "/book/abc")).status).toBe(401);
     // The largest safe id is an id: unknown, not invalid.
     expect((await t.call("GET", "/book/9007199254740991", { token: reader.token })).status).toBe(404);
     const missing = await t.call("GET", "/book/424242", { token: reader.token });
