@@ -15,19 +15,27 @@ export const REQUEST_ID_HEADER = "X-Request-Id";
 const SANE_REQUEST_ID = /^[\w\-=]{1,255}$/;
 
 /**
- * Helmet's defaults, as hono/secure-headers sets them, with two changes: covers, archives and
- * APKs are fetched cross-origin by the apps and the Swagger UI of another host (CORP
- * cross-origin), and no page of ours opens windows (no COOP).
+ * On every response, what OWASP's REST Security Cheat Sheet asks of an API's responses: no
+ * sniffing (also API.md §1), HTTPS only, no framing. CORP is cross-origin because covers,
+ * archives and APKs are fetched cross-origin by the apps and by a Swagger UI on another host.
  */
 export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ["Cross-Origin-Resource-Policy", "cross-origin"],
-  ["Origin-Agent-Cluster", "?1"],
-  ["Referrer-Policy", "no-referrer"],
   ["Strict-Transport-Security", "max-age=15552000; includeSubDomains"],
   ["X-Content-Type-Options", "nosniff"],
+  ["X-Frame-Options", "SAMEORIGIN"],
+];
+
+/**
+ * The rest of helmet's defaults (as hono/secure-headers sets them, without COOP: no page of ours
+ * opens windows) act only where a browser renders a document, so they go on our HTML pages (the
+ * Swagger UI) and are not spent on every JSON body and file.
+ */
+export const DOCUMENT_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ["Origin-Agent-Cluster", "?1"],
+  ["Referrer-Policy", "no-referrer"],
   ["X-DNS-Prefetch-Control", "off"],
   ["X-Download-Options", "noopen"],
-  ["X-Frame-Options", "SAMEORIGIN"],
   ["X-Permitted-Cross-Domain-Policies", "none"],
   ["X-XSS-Protection", "0"],
 ];
@@ -55,6 +63,9 @@ export function requestFrame(deps: Deps, services: Services): MiddlewareHandler<
     const type = headers.get("content-type");
     const withCharset = type === null ? undefined : CHARSET_LESS_JSON.get(type);
     if (withCharset !== undefined) headers.set("content-type", withCharset);
+    else if (type?.startsWith("text/html")) {
+      for (const [name, value] of DOCUMENT_HEADERS) headers.set(name, value);
+    }
     if (!logger.enabled("info")) return;
     // The path only: query strings may carry codes or names.
     logger.info("request", {

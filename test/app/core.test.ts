@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { toAppError } from "../../src/lib/error-handler";
 import { createLogger } from "../../src/lib/logger";
+import { DOCUMENT_HEADERS, SECURITY_HEADERS } from "../../src/lib/request-frame";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 describe("HTTP core", () => {
@@ -74,10 +75,16 @@ describe("HTTP core", () => {
     expect(insane.headers.get("x-request-id")).not.toBe("<script>");
   });
 
-  test("security headers on everything", async () => {
-    for (const path of ["/health", "/missing", "/v3/api-docs"]) {
+  test("security headers on everything; the document-only ones on HTML pages", async () => {
+    for (const path of ["/health", "/missing", "/v3/api-docs", "/swagger-ui"]) {
       const response = await t.call("GET", path);
+      for (const [name, value] of SECURITY_HEADERS) expect(response.headers.get(name)).toBe(value);
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      const html = response.headers.get("content-type")!.startsWith("text/html");
+      expect(html).toBe(path === "/swagger-ui");
+      for (const [name, value] of DOCUMENT_HEADERS) {
+        expect(response.headers.get(name)).toBe(html ? value : null);
+      }
     }
   });
 
