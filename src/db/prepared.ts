@@ -26,3 +26,13 @@ export function preparedPer<S>(build: (db: Database) => S): (db: Database) => S 
     return statement;
   };
 }
+
+/**
+ * The rows of a prepared statement's `execute()`. On SQLite, bun:sqlite answers synchronously,
+ * and Drizzle hands the rows over through `.sync()`; awaiting its QueryPromise instead costs an
+ * async `execute` and two promise hops, on the session lookup of every authenticated request.
+ * On Postgres the rows come over the network: the promise itself.
+ */
+export function rowsOf<T>(executed: PromiseLike<T> | { sync(): T }): T | PromiseLike<T> {
+  return "sync" in executed ? executed.sync() : executed;
+}

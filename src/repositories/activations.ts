@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { preparedPer, prepareNamed } from "../db/prepared";
+import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
 import type { BookVersionRow } from "./book-versions";
 import type { BookRow } from "./books";
 
@@ -143,7 +143,7 @@ export async function listHeldBooks(
   options: { userUuid: string; orderBy?: SQL[]; limit?: number; offset?: number },
 ): Promise<HeldBookRow[]> {
   if (options.orderBy === undefined && options.limit === undefined) {
-    return heldBooksStatement(db).execute({ userUuid: options.userUuid });
+    return rowsOf(heldBooksStatement(db).execute({ userUuid: options.userUuid }));
   }
   const { activation } = db.tables;
   const query = heldBooksQuery(db, options.userUuid).orderBy(
@@ -191,7 +191,7 @@ export async function listBooksWithActivation(
   options: { userUuid: string; orderBy?: SQL[]; limit?: number; offset?: number },
 ): Promise<BookWithActivationRow[]> {
   if (options.orderBy === undefined && options.limit === undefined) {
-    return allBooksWithActivationStatement(db).execute({ userUuid: options.userUuid });
+    return rowsOf(allBooksWithActivationStatement(db).execute({ userUuid: options.userUuid }));
   }
   const query = booksWithActivationQuery(db, options.userUuid).orderBy(
     ...(options.orderBy ?? [asc(db.tables.book.id)]),
@@ -206,6 +206,6 @@ export async function findBookWithActivation(
   userUuid: string,
   bookId: number,
 ): Promise<BookWithActivationRow | undefined> {
-  const [row] = await bookWithActivationStatement(db).execute({ userUuid, bookId });
+  const [row] = await rowsOf(bookWithActivationStatement(db).execute({ userUuid, bookId }));
   return row;
 }

@@ -1,6 +1,6 @@
 import { count, eq, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { preparedPer, prepareNamed } from "../db/prepared";
+import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
 
 export type BookRow = Database["tables"]["book"]["$inferSelect"];
 export type BookFields = Pick<BookRow, "title" | "author" | "isbn" | "description" | "language">;
@@ -36,7 +36,7 @@ const findBookStatement = preparedPer((db) => {
 });
 
 export async function findBook(db: Database, id: number): Promise<BookRow | undefined> {
-  const [row] = await findBookStatement(db).execute({ id });
+  const [row] = await rowsOf(findBookStatement(db).execute({ id }));
   return row;
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, lte, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { preparedPer, prepareNamed } from "../db/prepared";
+import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
 
 export type SessionRow = Database["tables"]["userSession"]["$inferSelect"];
 export type NewSession = Database["tables"]["userSession"]["$inferInsert"];
@@ -22,7 +22,7 @@ const findSessionStatement = preparedPer((db) => {
 });
 
 export async function findSession(db: Database, id: string): Promise<SessionRow | undefined> {
-  const [row] = await findSessionStatement(db).execute({ id });
+  const [row] = await rowsOf(findSessionStatement(db).execute({ id }));
   return row;
 }
 
