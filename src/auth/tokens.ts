@@ -41,9 +41,10 @@ export class TokenSigner {
     if (!isHs256Header(header)) return null;
     // Compare the encoded text, not decoded bytes: the base64url decoder skips stray characters
     // and unused trailing bits, so `sig=`, `sig!` or a changed last character would decode equal.
-    const expected = this.mac(`${header}.${payload}`);
-    if (signature.length !== expected.length) return null;
-    if (!timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) return null;
+    const given = Buffer.from(signature);
+    const expected = Buffer.from(this.mac(`${header}.${payload}`));
+    // Byte lengths: a header may carry Latin-1 characters, which take two bytes in UTF-8.
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     const claims = parseJson(Buffer.from(payload, "base64url").toString("utf8"));
     if (!isClaims(claims) || claims.iss !== this.issuer) return null;
     if (claims.exp * 1000 <= now.getTime()) return null;
