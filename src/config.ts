@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import { Cron } from "croner";
 import { z } from "zod";
+import { type AddressRange, parseAddressRange } from "./lib/ip-address";
 
 const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const byteUnits: Record<string, number> = {
@@ -73,6 +74,17 @@ const emailList = commaList.transform((items, ctx) => {
       });
   }
   return items.map((email) => email.toLowerCase());
+});
+
+/** TRUSTED_PROXIES: addresses and CIDR ranges, one problem line per bad entry. */
+const addressRangeList = commaList.transform((items, ctx) => {
+  const ranges: AddressRange[] = [];
+  for (const item of items) {
+    const range = parseAddressRange(item);
+    if (typeof range === "string") ctx.addIssue({ code: "custom", message: range });
+    else ranges.push(range);
+  }
+  return ranges;
 });
 
 /** What a browser sends as Origin: scheme://host[:port], lower case, no path, no default port. */
@@ -151,6 +163,7 @@ const EnvSchema = z
     CORS_ORIGINS: originList,
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     THROTTLE: z.enum(["on", "off"]).default("on"),
+    TRUSTED_PROXIES: addressRangeList,
   })
   .superRefine((env, ctx) => {
     if (env.STORE_DRIVER === "wordpress" && !env.STORE_DATABASE_URL) {
@@ -197,6 +210,8 @@ export interface Config {
   corsOrigins: string[];
   logLevel: LogLevel;
   throttle: boolean;
+  /** Peers whose X-Forwarded-For / Forwarded are believed (API.md §3); empty: none. */
+  trustedProxies: readonly AddressRange[];
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -242,6 +257,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       corsOrigins: e.CORS_ORIGINS,
       logLevel: e.LOG_LEVEL,
       throttle: e.THROTTLE === "on",
+      trustedProxies: e.TRUSTED_PROXIES,
     },
   };
 }

@@ -3,8 +3,8 @@ import type { Context } from "hono";
 import { clientAddressOf } from "../lib/client-address";
 import { AppError } from "../lib/problems";
 import type { AppBindings } from "../lib/types";
+import { checkCredentials } from "../services/login-throttle";
 import { principalFromToken } from "../services/sessions";
-import { throttleRules } from "../services/throttle";
 import { type Principal, rolesFor } from "./principal";
 
 const authenticationFailed = () =>
@@ -45,17 +45,13 @@ async function basic(c: Context<AppBindings>, header: string, encoded: string): 
   if (colon < 0) throw authenticationFailed();
   const login = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
-  const subject = `${clientAddressOf(c)}|${login}`;
-  const user = await throttle.guard(
-    [[throttleRules.loginFailures, subject]],
+  const user = await checkCredentials(store, throttle, {
+    loginOrEmail: login,
+    password,
+    clientAddress: clientAddressOf(c),
     now,
-    async () => {
-      const found = await store.authenticate(login, password);
-      if (!found) throw authenticationFailed();
-      return found;
-    },
-    ["AUTHENTICATION_FAILED"],
-  );
+  });
+  if (!user) throw authenticationFailed();
   const principal: Principal = {
     userUuid: user.uuid,
     storeUserId: user.storeUserId,

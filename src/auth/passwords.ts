@@ -108,7 +108,9 @@ async function checkOne(candidate: string, storedHash: string): Promise<boolean>
   if (storedHash.startsWith("$wp")) {
     return phpPasswordVerify(Buffer.from(wpHmac(input)), storedHash.slice(3));
   }
-  if (storedHash.startsWith("$P$") || storedHash.startsWith("$H$")) return checkPhpass(input, storedHash);
+  // Only $P$ goes to phpass, as in WordPress 6.8's wp_check_password(); phpBB's $H$ variant falls
+  // through to password_verify(), which does not know it.
+  if (storedHash.startsWith("$P$")) return checkPhpass(input, storedHash);
   return phpPasswordVerify(input, storedHash);
 }
 
@@ -128,9 +130,62 @@ export async function verifyPassword(password: string, storedHash: string): Prom
   return !isRejected(trimmed) && checkOne(trimmed, storedHash);
 }
 
-// Runs the same path as a user with a $wp$ hash (including the second try), so an unknown login
-// can't be told apart from a wrong password by its response time.
-export async function verifyAgainstDummy(password: string): Promise<false> {
-  await verifyPassword(password, DUMMY_HASH);
+/**
+ * Runs the same path as a user whose hash is `dummyHash` (including the second try), so an unknown
+ * login can't be told apart from a wrong password by its response time. The default is a $wp$
+ * hash, the scheme bookdist itself writes; a store whose users mostly have another scheme passes
+ * a dummy of that scheme (see dummyHashOfScheme).
+ */
+export async function verifyAgainstDummy(password: string, dummyHash = DUMMY_HASH): Promise<false> {
+  await verifyPassword(password, dummyHash);
   return false;
+}
+
+/**
+ * The scheme of a stored hash with the parameters that set its cost, e.g. "$wp$2y$10", "$P$B",
+ * "$2y$12", "$argon2id$v=19$m=65536,t=4,p=1", "md5": hashes of one scheme cost the same to check.
+ */
+export function schemeOfHash(storedHash: string): string {
+  if (Buffer.byteLength(storedHash) <= 32) return "md5";
+  if (storedHash.startsWith("$P$")) return storedHash.slice(0, 4);
+  const parts = storedHash.split("$");
+  if (storedHash.startsWith("$wp$")) return parts.slice(0, 4).join("$");
+  if (storedHash.startsWith("$argon2")) return parts.slice(0, 4).join("$");
+  return parts.slice(0, 3).join("$");
+}
+
+const BCRYPT_SCHEME = /^(\$wp)?\$(2[aby])\$(\d\d)$/;
+const ARGON2_SCHEME = /^\$(argon2id|argon2i)\$v=19\$m=(\d+),t=(\d+),p=\d+$/;
+
+/**
+ * A hash of `scheme` (as schemeOfHash names it) of a random secret nobody knows: checking a
+ * password against it costs what checking a real user of that scheme costs. Unknown or absurd
+ * parameters get the default dummy.
+ */
+export async function dummyHashOfScheme(scheme: string): Promise<string> {
+  const secret = crypto.getRandomValues(new Uint8Array(24));
+  if (scheme === "md5") return md5(secret).toString("hex");
+  if (/^\$P\$[./0-9A-Za-z]$/.test(scheme)) {
+    const salt = phpassEncode64(crypto.getRandomValues(new Uint8Array(6)));
+    return `${scheme}${salt}${phpassEncode64(md5(secret))}`;
+  }
+  const bcrypt = BCRYPT_SCHEME.exec(scheme);
+  if (bcrypt) {
+    const cost = Number(bcrypt[3]);
+    if (cost < 4 || cost > 16) return DUMMY_HASH;
+    const hash = await Bun.password.hash(secret, { algorithm: "bcrypt", cost });
+    return `${bcrypt[1] ?? ""}${hash.replace(/^\$2b\$/, `$${bcrypt[2]}$`)}`;
+  }
+  const argon2 = ARGON2_SCHEME.exec(scheme);
+  if (argon2) {
+    const memoryCost = Number(argon2[2]);
+    const timeCost = Number(argon2[3]);
+    if (memoryCost > 1_048_576 || timeCost > 16) return DUMMY_HASH;
+    return Bun.password.hash(secret, {
+      algorithm: argon2[1] as "argon2id" | "argon2i",
+      memoryCost,
+      timeCost,
+    });
+  }
+  return DUMMY_HASH;
 }

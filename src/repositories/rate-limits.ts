@@ -1,4 +1,4 @@
-import { and, eq, lte, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "#db";
 
 export interface CountedEvent {
@@ -47,26 +47,13 @@ export async function countEvent(
   return row!;
 }
 
-/**
- * Takes back one counted event, if its window is still the one it was counted in (a window that
- * has started over since owes nothing). One single-row UPDATE per key: it holds one row lock at a
- * time, so it cannot deadlock with countEvents.
- */
-export async function uncountEvent(
-  db: Database,
-  event: Pick<CountedEvent, "key" | "windowEndsAt">,
-): Promise<void> {
+/** The counts of those `keys` whose window is still open at `now` (keys without one are absent). */
+export async function openCounts(db: Database, keys: readonly string[], now: Date): Promise<CountedEvent[]> {
   const { rateLimit } = db.tables;
-  await db.orm
-    .update(rateLimit)
-    .set({ count: sql`${rateLimit.count} - 1` })
-    .where(
-      and(
-        eq(rateLimit.key, event.key),
-        eq(rateLimit.windowEndsAt, event.windowEndsAt),
-        sql`${rateLimit.count} > 0`,
-      ),
-    );
+  return db.orm
+    .select({ key: rateLimit.key, count: rateLimit.count, windowEndsAt: rateLimit.windowEndsAt })
+    .from(rateLimit)
+    .where(and(inArray(rateLimit.key, [...keys]), gt(rateLimit.windowEndsAt, now)));
 }
 
 export async function clearKey(db: Database, key: string): Promise<void> {

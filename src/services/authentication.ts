@@ -2,8 +2,10 @@
 import { z } from "zod";
 import { type Principal, type Role, rolesFor } from "../auth/principal";
 import type { Deps } from "../lib/deps";
+import { throttleBucketOf } from "../lib/ip-address";
 import { AppError } from "../lib/problems";
 import type { Services } from "./container";
+import { checkCredentials } from "./login-throttle";
 import { type OpenedSession, openSession } from "./sessions";
 import { throttleRules } from "./throttle";
 
@@ -31,7 +33,7 @@ export async function register(
     throw new AppError("EMAIL_MALFORMED", "The e-mail address is not valid.");
   }
   const now = deps.clock.now();
-  await services.throttle.consume(throttleRules.registrations, meta.clientAddress, now);
+  await services.throttle.consume(throttleRules.registrations, throttleBucketOf(meta.clientAddress), now);
   const user = await deps.store.register({
     email,
     password: input.password,
@@ -48,17 +50,13 @@ export async function login(
   meta: RequestMeta,
 ): Promise<OpenedSession> {
   const now = deps.clock.now();
-  const subject = `${meta.clientAddress}|${input.email.trim()}`;
-  const user = await services.throttle.guard(
-    [[throttleRules.loginFailures, subject]],
+  const user = await checkCredentials(deps.store, services.throttle, {
+    loginOrEmail: input.email,
+    password: input.password,
+    clientAddress: meta.clientAddress,
     now,
-    async () => {
-      const found = await deps.store.authenticate(input.email, input.password);
-      if (!found) throw new AppError("AUTHENTICATION_FAILED", "The e-mail or password is wrong.");
-      return found;
-    },
-    ["AUTHENTICATION_FAILED"],
-  );
+  });
+  if (!user) throw new AppError("AUTHENTICATION_FAILED", "The e-mail or password is wrong.");
   return openSession({ ...deps, signer: services.signer }, user, { ...meta, now });
 }
 

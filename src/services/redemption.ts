@@ -7,6 +7,7 @@ import { isAdmin, type Principal } from "../auth/principal";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
 import { normalizeActivationCode } from "../lib/activation-code";
+import { throttleBucketOf } from "../lib/ip-address";
 import { AppError, type ErrorCode } from "../lib/problems";
 import { type ActivationRow, findActivationOfUser, insertActivation } from "../repositories/activations";
 import { consumeActivation, findQrCode, findQrCodeByCode } from "../repositories/qr-codes";
@@ -59,7 +60,7 @@ export async function redeem(
   if (userUuid !== principal.userUuid) await assertUserExists(ctx.store, userUuid);
   const limits: Limits = [
     [throttleRules.redeemFailuresPerUser, principal.userUuid],
-    [throttleRules.redeemFailuresPerAddress, ctx.clientAddress],
+    [throttleRules.redeemFailuresPerAddress, throttleBucketOf(ctx.clientAddress)],
   ];
   return ctx.throttle.guard(
     limits,

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import type { Database } from "#db";
 import { AppError, type ErrorCode } from "../lib/problems";
-import { type CountedEvent, countEvent, countEvents, uncountEvent } from "../repositories/rate-limits";
+import { countEvent, countEvents, openCounts } from "../repositories/rate-limits";
 
 export interface ThrottleRule {
   name: string;
@@ -16,8 +16,10 @@ export type Limits = ReadonlyArray<readonly [ThrottleRule, string]>;
 const MINUTE = 60_000;
 
 export const throttleRules = {
-  /** Failed logins per (client address, login). */
+  /** Failed logins per (client address, account): the store user the name resolves to. */
   loginFailures: { name: "login", limit: 10, windowMs: 15 * MINUTE },
+  /** Failed logins per client address, whatever the names (password spraying). */
+  loginFailuresPerAddress: { name: "login-addr", limit: 100, windowMs: 15 * MINUTE },
   /** Failed redemptions per user and per client address. */
   redeemFailuresPerUser: { name: "redeem-user", limit: 10, windowMs: 15 * MINUTE },
   redeemFailuresPerAddress: { name: "redeem-addr", limit: 50, windowMs: 15 * MINUTE },
@@ -25,18 +27,48 @@ export const throttleRules = {
   registrations: { name: "register", limit: 20, windowMs: 60 * MINUTE },
 } satisfies Record<string, ThrottleRule>;
 
+/**
+ * Only failures count. A request is refused (429) when one of its limits has already recorded
+ * its limit of failures in the current window; otherwise it runs, and only a failure is recorded,
+ * after it happened, in one atomic upsert per failure (exact across instances).
+ *
+ * The trade: requests in flight are not counted until they fail, so a parallel burst of bad
+ * guesses can overshoot a limit by as many requests as are in flight at once (each still pays
+ * its full cost: a password hash, a transaction). Counting slots before the attempt instead made
+ * successes meet 429 because of requests beside them: a holder with 8 earlier failures retrying
+ * a valid code 10 times at once got seven 429s. Successes must never pay for their neighbours.
+ */
 export class Throttle {
   constructor(
     private readonly db: Database,
     private readonly enabled: boolean,
   ) {}
 
+  /** 429 with Retry-After when any of the limits is full; reads only, counts nothing. */
+  async check(limits: Limits, now: Date): Promise<void> {
+    if (!this.enabled || limits.length === 0) return;
+    const limitOf = new Map(limits.map(([rule, subject]) => [keyOf(rule, subject), rule.limit]));
+    const counts = await openCounts(this.db, [...limitOf.keys()], now);
+    const full = counts.filter((row) => row.count >= (limitOf.get(row.key) ?? Number.POSITIVE_INFINITY));
+    if (full.length === 0) return;
+    const until = Math.max(...full.map((row) => row.windowEndsAt.getTime()));
+    throw tooManyRequests(new Date(until), now);
+  }
+
+  /** Records one failure against each of the limits. */
+  async recordFailure(limits: Limits, now: Date): Promise<void> {
+    if (!this.enabled || limits.length === 0) return;
+    await countEvents(
+      this.db,
+      limits.map(([rule, subject]) => ({ key: keyOf(rule, subject), windowMs: rule.windowMs })),
+      now,
+    );
+  }
+
   /**
-   * Runs `attempt` under failure limits. A slot of every limit is taken before the attempt, in
-   * one atomic statement: checking first and counting after the failure let a burst of parallel
-   * guesses all pass the check. 429 with Retry-After when a limit is full. The slots are given
-   * back unless the attempt fails with one of `failures`, so successes (and errors that are not
-   * the caller's guess, such as an outage) cost nothing.
+   * Runs `attempt` under failure limits: check, attempt, and a failure recorded when the attempt
+   * throws one of `failures` (errors that are not the caller's guess, such as an outage, cost
+   * nothing).
    */
   async guard<T>(
     limits: Limits,
@@ -44,50 +76,26 @@ export class Throttle {
     attempt: () => Promise<T>,
     failures: readonly ErrorCode[],
   ): Promise<T> {
-    if (!this.enabled) return attempt();
-    const slots = await this.take(limits, now);
-    let result: T;
+    await this.check(limits, now);
     try {
-      result = await attempt();
+      return await attempt();
     } catch (error) {
-      if (!(error instanceof AppError && failures.includes(error.code))) await this.giveBack(slots);
+      if (error instanceof AppError && failures.includes(error.code)) await this.recordFailure(limits, now);
       throw error;
     }
-    await this.giveBack(slots);
-    return result;
   }
 
-  /** Counts the event and throws 429 when it went over the limit. */
+  /** Counts the event (success or not) and throws 429 when it went over the limit. */
   async consume(rule: ThrottleRule, subject: string, now: Date): Promise<void> {
     if (!this.enabled) return;
     const { count, windowEndsAt } = await countEvent(this.db, keyOf(rule, subject), rule.windowMs, now);
     if (count > rule.limit) throw tooManyRequests(windowEndsAt, now);
   }
-
-  private async take(limits: Limits, now: Date): Promise<CountedEvent[]> {
-    const events = limits.map(([rule, subject]) => ({ key: keyOf(rule, subject), ...rule }));
-    const limitOf = new Map(events.map((event) => [event.key, event.limit]));
-    const slots = await countEvents(this.db, events, now);
-    const full = slots.filter((slot) => slot.count > (limitOf.get(slot.key) ?? 0));
-    if (full.length === 0) return slots;
-    // A refused request is no attempt: it gives back every slot it took, the full ones included.
-    await this.giveBack(slots);
-    const until = Math.max(...full.map((slot) => slot.windowEndsAt.getTime()));
-    throw tooManyRequests(new Date(until), now);
-  }
-
-  /**
-   * Best effort: a slot that cannot be given back (the database just went away) costs the caller
-   * one attempt until its window ends, which is better than failing the request that owned it.
-   */
-  private async giveBack(slots: CountedEvent[]): Promise<void> {
-    await Promise.all(slots.map((slot) => uncountEvent(this.db, slot).catch(() => undefined)));
-  }
 }
 
 function keyOf(rule: ThrottleRule, subject: string): string {
   // Subjects carry what clients typed (login names); a digest keeps keys short and opaque.
-  const digest = createHash("sha256").update(subject.toLowerCase()).digest("base64url");
+  const digest = createHash("sha256").update(subject).digest("base64url");
   return `${rule.name}:${digest}`;
 }
 

@@ -26,9 +26,16 @@ export interface StoreDirectory {
   /**
    * The user with this login name or e-mail and password, or null — for an unknown user and a
    * wrong password alike, after comparable work, so neither answer nor timing tells them apart.
-   * Gives the user a uuid at the first login if the store did not have one yet.
+   * A name that looks like an e-mail (holds `@`) resolves by e-mail first, then by login; any
+   * other name by login first. Gives the user a uuid at the first login if the store did not have
+   * one yet. `beforeCheck` runs once the name is resolved and before any password is hashed, with
+   * the store's id of the user it names (null for none); it may throw to refuse the attempt.
    */
-  authenticate(loginOrEmail: string, password: string): Promise<StoreUser | null>;
+  authenticate(
+    loginOrEmail: string,
+    password: string,
+    beforeCheck?: (storeUserId: string | null) => Promise<void>,
+  ): Promise<StoreUser | null>;
   /** Creates a customer; throws AppError EMAIL_ALREADY_EXISTS when the e-mail (or login) is taken. */
   register(customer: NewCustomer): Promise<StoreUser>;
   findByUuid(uuid: string): Promise<StoreUser | null>;

@@ -66,16 +66,24 @@ export class EmbeddedStore implements StoreDirectory {
     private readonly clock: Clock,
   ) {}
 
-  async authenticate(loginOrEmail: string, password: string): Promise<StoreUser | null> {
+  async authenticate(
+    loginOrEmail: string,
+    password: string,
+    beforeCheck?: (storeUserId: string | null) => Promise<void>,
+  ): Promise<StoreUser | null> {
     const { storeUser } = this.db.tables;
     const needle = loginOrEmail.trim().toLowerCase();
+    const emailMatch = eq(sql`lower(${storeUser.userEmail})`, needle);
+    const loginMatch = eq(sql`lower(${storeUser.userLogin})`, needle);
+    // An e-mail-like name means that user's e-mail, even if another user's login reads the same.
+    const preferred = needle.includes("@") ? emailMatch : loginMatch;
     const [row] = await this.db.orm
       .select()
       .from(storeUser)
-      .where(
-        or(eq(sql`lower(${storeUser.userEmail})`, needle), eq(sql`lower(${storeUser.userLogin})`, needle)),
-      )
+      .where(or(emailMatch, loginMatch))
+      .orderBy(sql`CASE WHEN ${preferred} THEN 0 ELSE 1 END`, storeUser.id)
       .limit(1);
+    await beforeCheck?.(row ? String(row.id) : null);
     if (!row) return verifyAgainstDummy(password).then(() => null);
     if (!(await verifyPassword(password, row.userPass))) return null;
     return this.toStoreUser(row.id);
@@ -178,14 +186,21 @@ export class EmbeddedStore implements StoreDirectory {
 
   async close(): Promise<void> {}
 
+  /** Names starting with `base`; for logins, e-mails too: a login never equals anyone's e-mail. */
   private async namesLike(tx: Database, column: "login" | "nicename", base: string): Promise<Set<string>> {
     const { storeUser } = tx.tables;
-    const target = column === "login" ? storeUser.userLogin : storeUser.userNicename;
-    const rows = await tx.orm
-      .select({ name: target })
-      .from(storeUser)
-      .where(sql`lower(${target}) LIKE ${`${escapeLike(base.toLowerCase())}%`} ESCAPE '\\'`);
-    return new Set(rows.map((row) => row.name.toLowerCase()));
+    const targets =
+      column === "login" ? [storeUser.userLogin, storeUser.userEmail] : [storeUser.userNicename];
+    const pattern = `${escapeLike(base.toLowerCase())}%`;
+    const names = new Set<string>();
+    for (const target of targets) {
+      const rows = await tx.orm
+        .select({ name: target })
+        .from(storeUser)
+        .where(sql`lower(${target}) LIKE ${pattern} ESCAPE '\\'`);
+      for (const row of rows) names.add(row.name.toLowerCase());
+    }
+    return names;
   }
 
   private async toStoreUser(id: number): Promise<StoreUser | null> {

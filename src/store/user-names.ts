@@ -6,13 +6,15 @@ const NICENAME_MAX = 50;
 
 /**
  * `user_login` as WordPress's sanitize_user(strict) leaves it: accents folded, only
- * [a-z0-9 _.\-@], runs of spaces collapsed (lower-cased here, as WooCommerce's are), ≤ 60.
+ * [a-z0-9 _.\-], runs of spaces collapsed (lower-cased here, as WooCommerce's are), ≤ 60.
+ * WordPress would keep `@` too; a derived login never holds one here, so it can never read as
+ * (and shadow) someone's e-mail address: "victim@example" + "com" must not become a login.
  */
 export function sanitizeLogin(raw: string): string {
   return raw
     .normalize("NFKD")
     .toLowerCase()
-    .replace(/[^a-z0-9 _.\-@]/g, "")
+    .replace(/[^a-z0-9 _.-]/g, "")
     .replace(/\s+/g, " ")
     .trim()
     .slice(0, LOGIN_MAX)

@@ -10,6 +10,7 @@ import mysql, {
   type RowDataPacket,
 } from "mysql2/promise";
 import type { Database } from "#db";
+import { DummyHash } from "../auth/dummy-hash";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "../auth/passwords";
 import { withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
@@ -182,6 +183,8 @@ export class WordPressStore implements StoreDirectory {
   private readonly database: string;
   private readonly db: Database;
   private readonly clock: Clock;
+  /** What checking an unknown user costs: a dummy of the scheme most of the shop's users have. */
+  private readonly dummyHash: DummyHash;
   private closed = false;
 
   constructor(options: WordPressStoreOptions) {
@@ -202,6 +205,10 @@ export class WordPressStore implements StoreDirectory {
     this.database = decodeURIComponent(new URL(options.url).pathname.replace(/^\//, ""));
     this.db = options.db;
     this.clock = options.clock;
+    this.dummyHash = new DummyHash(
+      () => this.hashSchemes(),
+      () => this.clock.now().getTime(),
+    );
     this.pool = mysql.createPool({
       uri: options.url,
       connectionLimit: 10,
@@ -218,11 +225,22 @@ export class WordPressStore implements StoreDirectory {
     });
   }
 
-  async authenticate(loginOrEmail: string, password: string): Promise<StoreUser | null> {
+  async authenticate(
+    loginOrEmail: string,
+    password: string,
+    beforeCheck?: (storeUserId: string | null) => Promise<void>,
+  ): Promise<StoreUser | null> {
     const needle = loginOrEmail.trim();
+    // Sampled beside the look-up (once, then in the background every few minutes).
+    const dummyHash = this.dummyHash.current();
+    dummyHash.catch(() => undefined);
     const row =
       needle === "" ? undefined : await this.withSession((session) => this.findUserRow(session, needle));
-    if (!row) return verifyAgainstDummy(password).then(() => null);
+    await beforeCheck?.(row ? String(row.ID) : null);
+    if (!row) {
+      await verifyAgainstDummy(password, await dummyHash);
+      return null;
+    }
     // No connection is held while hashing: bcrypt takes longer than the queries.
     if (!(await verifyPassword(password, row.user_pass))) return null;
     const user = await this.withSession((session) => this.completeUser(session, row));
@@ -365,14 +383,36 @@ export class WordPressStore implements StoreDirectory {
   }
 
   private async findUserRow(session: Session, needle: string): Promise<UserRow | undefined> {
-    // The _ci collation makes both comparisons case-insensitive. A login match wins over an
-    // e-mail match, as in wp_authenticate().
+    // The _ci collation makes both comparisons case-insensitive. A name that looks like an e-mail
+    // means that user's e-mail first: a login reading like someone's e-mail (old data, or made in
+    // wp-admin) must not shadow that user. Any other name is a login first.
+    const preferred = needle.includes("@") ? "user_email" : "user_login";
     const [row] = await session.rows<UserRow>(
       `SELECT ID, user_login, user_pass, user_email, display_name FROM ${this.users}
-       WHERE user_login = ? OR user_email = ? ORDER BY user_login = ? DESC, ID LIMIT 1`,
+       WHERE user_login = ? OR user_email = ? ORDER BY ${preferred} = ? DESC, ID LIMIT 1`,
       [needle, needle, needle],
     );
     return row;
+  }
+
+  /**
+   * How many users have each hash scheme (passwords.ts schemeOfHash, computed here in SQL so a
+   * large shop is not read row by row), most common first.
+   */
+  private async hashSchemes(): Promise<Array<{ scheme: string; users: number }>> {
+    const rows = await this.withSession((session) =>
+      session.rows<RowDataPacket>(
+        `SELECT CASE
+           WHEN LENGTH(user_pass) <= 32 THEN 'md5'
+           WHEN user_pass LIKE BINARY '$P$%' THEN LEFT(user_pass, 4)
+           WHEN user_pass LIKE BINARY '$wp$%' OR user_pass LIKE BINARY '$argon2%'
+             THEN SUBSTRING_INDEX(user_pass, '$', 4)
+           ELSE SUBSTRING_INDEX(user_pass, '$', 3)
+         END AS scheme, COUNT(*) AS users
+         FROM ${this.users} GROUP BY scheme ORDER BY users DESC, scheme`,
+      ),
+    );
+    return rows.map((row) => ({ scheme: String(row.scheme), users: Number(row.users) }));
   }
 
   private async loadUser(session: Session, storeUserId: string): Promise<StoreUser | null> {
@@ -517,11 +557,13 @@ export class WordPressStore implements StoreDirectory {
       [`${escapeLike(base)}%`],
     );
     const taken = new Set(rows.map((row) => String(row.name).toLowerCase()));
+    // A login must not equal anyone's e-mail either (it would answer for that e-mail).
+    const alsoEmail = column === "user_login" ? " OR user_email = ?" : "";
     for (;;) {
       const candidate = firstFree(base, taken, max);
       const clash = await session.rows<RowDataPacket>(
-        `SELECT 1 AS taken FROM ${this.users} WHERE ${column} = ? LIMIT 1`,
-        [candidate],
+        `SELECT 1 AS taken FROM ${this.users} WHERE ${column} = ?${alsoEmail} LIMIT 1`,
+        alsoEmail ? [candidate, candidate] : [candidate],
       );
       if (clash.length === 0) return candidate;
       taken.add(candidate.toLowerCase());
