@@ -1,5 +1,6 @@
 import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { withTransaction } from "../db/transaction";
 
 export interface CountedEvent {
   key: string;
@@ -13,6 +14,18 @@ export interface CountedEvent {
  * cannot lose a count nor both see the count from before the other's.
  */
 export async function countEvents(
+  db: Database,
+  events: ReadonlyArray<{ key: string; windowMs: number }>,
+  now: Date,
+): Promise<CountedEvent[]> {
+  // SQLite: one connection serves every request, so a statement issued while another request's
+  // transaction is open runs inside it, and a rollback of that one (a failed redemption) would
+  // undo this count. Queued with the transactions, it runs between them.
+  if (db.dialect === "sqlite") return withTransaction(db, (tx) => upsertCounts(tx, events, now));
+  return upsertCounts(db, events, now);
+}
+
+async function upsertCounts(
   db: Database,
   events: ReadonlyArray<{ key: string; windowMs: number }>,
   now: Date,
