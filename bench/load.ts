@@ -1,17 +1,21 @@
-// Load benchmark (issue 4, "Performance"): the real server on SQLite with 1,000 books, 100,000 QR
-// codes and 10,000 users, driven by wrk over loopback — authenticated GET /book/my-books and
+// Load benchmark (issue 17, "Performance"): the real server on SQLite with 1,000 books, 100,000
+// QR codes and 10,000 users, driven by wrk over loopback — authenticated GET /book/my-books and
 // GET /book/{id}, and POST /activation/by-qr-code with fresh codes — next to a floor measured in
 // the same run: a bare Bun.serve that does the same work by hand (HS256 on node:crypto, the
-// session row, the same SQL as prepared bun:sqlite statements, JSON.stringify).
+// session row, the same SQL as prepared bun:sqlite statements, JSON.stringify). Besides req/s
+// and p99 it prints each server's CPU time per request, so a ratio can be read as cost.
 //
 // Run: bun bench/load.ts        (needs wrk: apt-get install -y wrk; about a minute)
+//      BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/load.ts
+//                               (also the app's three endpoints on a fresh Postgres database of
+//                                that server, dropped afterwards; about two minutes)
 // Internal: bun bench/load.ts floor DB_PATH PORT SECRET   (the floor server, started by the above)
 import { Database as Sqlite } from "bun:sqlite";
 import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
+import { SQL, type Subprocess } from "bun";
 import { TokenSigner } from "../src/auth/tokens";
 import { openDatabase } from "../src/db/client";
 import { withTransaction } from "../src/db/transaction";
@@ -36,11 +40,25 @@ const TURNS = 3;
 const TURN_S = { read: 3, redeem: 1 };
 const WARMUP_S = { read: 2, redeem: 1 };
 const CONNECTIONS = 32;
-/** The reads must reach this share of the floor's requests/s. */
-const TARGET_RATIO = 0.6;
 
 // ---------------------------------------------------------------------------------------------
 // Orchestration
+
+const SCENARIOS = [
+  { name: "GET /book/my-books", mode: "mybooks", target: 0.75 },
+  { name: "GET /book/{id}", mode: "book", target: 0.7 },
+  { name: "POST /activation/by-qr-code", mode: "redeem", target: 0.5 },
+] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+/** A server under load: its base URL, its pid (for CPU time) and the codes only it redeems. */
+interface Target {
+  label: string;
+  origin: string;
+  pid: number;
+  codesFile: string;
+  codeOffset: number;
+}
 
 async function main(): Promise<void> {
   if (Bun.which("wrk") === null) throw new Error("wrk is missing: apt-get install -y wrk");
@@ -49,12 +67,9 @@ async function main(): Promise<void> {
   mkdirSync(dataDir);
   const dbPath = join(dataDir, "bookdist.sqlite");
   const children: Subprocess[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
   try {
-    const started = performance.now();
-    const seeded = await seed(dbPath);
-    console.log(
-      `seeded ${BOOKS} books, ${QR_CODES} QR codes, ${USERS} users (${USERS * BOOKS_PER_USER} activations) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-    );
+    const seeded = await timedSeed(`sqlite:${dbPath}`, "SQLite");
     writeFileSync(join(work, "tokens.txt"), `${seeded.tokens.join("\n")}\n`);
     // Each server redeems its own half of the codes, so every redemption meets a fresh code.
     const half = seeded.codes.length / 2;
@@ -62,21 +77,7 @@ async function main(): Promise<void> {
     writeFileSync(join(work, "codes-floor.txt"), `${seeded.codes.slice(half).join("\n")}\n`);
     writeFileSync(join(work, "load.lua"), LUA);
 
-    const app = Bun.spawn(["bun", "src/index.ts"], {
-      cwd: join(import.meta.dir, ".."),
-      env: {
-        ...process.env,
-        PORT: String(PORTS.app),
-        HOST: "127.0.0.1",
-        DATA_DIR: dataDir,
-        THROTTLE: "off",
-        LOG_LEVEL: "warn",
-        JWT_SECRET: SECRET,
-        JWT_ISSUER: ISSUER,
-      },
-      stdout: "inherit",
-      stderr: "inherit",
-    });
+    const app = spawnApp(PORTS.app, { DATA_DIR: dataDir });
     children.push(app);
     const floor = Bun.spawn(["bun", import.meta.path, "floor", dbPath, String(PORTS.floor), SECRET], {
       stdout: "inherit",
@@ -87,75 +88,217 @@ async function main(): Promise<void> {
     await Promise.all([waitFor(`${base.app}/health`), waitFor(`${base.floor}/health`)]);
     await sanityCheck(base, seeded.tokens[0]!);
 
-    const scenarios = [
-      { name: "GET /book/my-books", mode: "mybooks", read: true },
-      { name: "GET /book/{id}", mode: "book", read: true },
-      { name: "POST /activation/by-qr-code", mode: "redeem", read: false },
-    ] as const;
-    const rows: string[][] = [];
-    let readsMet = true;
-    const codeOffset = { app: 0, floor: 0 };
-    for (const scenario of scenarios) {
-      const turns: Record<"app" | "floor", WrkResult[]> = { app: [], floor: [] };
-      const run = (target: "app" | "floor", seconds: number) => {
-        const result = wrk(base[target], seconds, [
-          join(work, "tokens.txt"),
-          scenario.mode,
-          join(work, `codes-${target}.txt`),
-          String(codeOffset[target]),
-        ]);
-        if (scenario.mode === "redeem") {
-          // Requests still in flight when wrk stopped took codes too.
-          codeOffset[target] += result.requests + CONNECTIONS;
-          // Out of fresh codes, wrk stops early and the rate would be understated.
-          if (codeOffset[target] >= QR_CODES / 2) throw new Error(`${target} ran out of fresh codes`);
-        }
-        return result;
-      };
-      const kind = scenario.read ? "read" : "redeem";
-      for (const target of ["app", "floor"] as const) run(target, WARMUP_S[kind]);
-      for (let turn = 0; turn < TURNS; turn++) {
-        for (const target of ["app", "floor"] as const) turns[target].push(run(target, TURN_S[kind]));
-      }
-      const app = medianTurn(turns.app);
-      const floor = medianTurn(turns.floor);
-      const ratio = app.rps / floor.rps;
-      if (scenario.read && ratio < TARGET_RATIO) readsMet = false;
-      rows.push([
-        scenario.name,
-        app.rps.toFixed(0),
-        app.p99.toFixed(2),
-        floor.rps.toFixed(0),
-        floor.p99.toFixed(2),
-        ratio.toFixed(2),
-        `${app.failures}/${floor.failures}`,
-        turns.app.map((t) => t.rps.toFixed(0)).join(" "),
-        turns.floor.map((t) => t.rps.toFixed(0)).join(" "),
-      ]);
+    const targets: Target[] = [
+      { label: "app", origin: base.app, pid: app.pid, codesFile: join(work, "codes-app.txt"), codeOffset: 0 },
+      {
+        label: "floor",
+        origin: base.floor,
+        pid: floor.pid,
+        codesFile: join(work, "codes-floor.txt"),
+        codeOffset: 0,
+      },
+    ];
+    const sqlite = new Map<Scenario["name"], Record<string, WrkResult>>();
+    for (const scenario of SCENARIOS) sqlite.set(scenario.name, measure(work, scenario, targets, half));
+    // The SQLite servers are done: a Postgres run must not share the two cores with them.
+    for (const child of children.splice(0)) {
+      child.kill("SIGTERM");
+      await child.exited;
     }
-    printTable(
-      [
-        "endpoint",
-        "app req/s",
-        "app p99 ms",
-        "floor req/s",
-        "floor p99 ms",
-        "ratio",
-        "non-2xx app/floor",
-        "app turns",
-        "floor turns",
-      ],
-      rows,
-    );
-    console.log(
-      `\nwrk: 1 thread, ${CONNECTIONS} connections; ${TURNS} turns per server, app and floor alternating, of ${TURN_S.read} s for reads and ${TURN_S.redeem} s for redemptions, after ${WARMUP_S.read} s and ${WARMUP_S.redeem} s of warm-up; req/s and p99 from the median turn, non-2xx summed; tokens rotate over ${USERS} users.`,
-    );
-    console.log(`reads ≥ ${TARGET_RATIO} of the floor: ${readsMet ? "yes" : "NO"}`);
+
+    let postgres: Map<Scenario["name"], WrkResult> | null = null;
+    const postgresUrl = process.env.BENCH_DATABASE_URL;
+    if (postgresUrl) {
+      const database = await createPostgresDatabase(postgresUrl);
+      cleanups.push(database.drop);
+      const pgSeeded = await timedSeed(database.url, "Postgres");
+      writeFileSync(join(work, "tokens-pg.txt"), `${pgSeeded.tokens.join("\n")}\n`);
+      writeFileSync(join(work, "codes-pg.txt"), `${pgSeeded.codes.join("\n")}\n`);
+      const pgDataDir = join(work, "data-pg");
+      mkdirSync(pgDataDir);
+      const pgApp = spawnApp(PORTS.app, { DATA_DIR: pgDataDir, DATABASE_URL: database.url });
+      children.push(pgApp);
+      await waitFor(`${base.app}/health`);
+      const pgTarget: Target = {
+        label: "app",
+        origin: base.app,
+        pid: pgApp.pid,
+        codesFile: join(work, "codes-pg.txt"),
+        codeOffset: 0,
+      };
+      postgres = new Map();
+      for (const scenario of SCENARIOS) {
+        const result = measure(work, scenario, [pgTarget], pgSeeded.codes.length, "tokens-pg.txt");
+        postgres.set(scenario.name, result.app!);
+      }
+    }
+    report(sqlite, postgres);
   } finally {
     for (const child of children) child.kill("SIGTERM");
     await Promise.all(children.map((child) => child.exited));
+    for (const cleanup of cleanups) await cleanup();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+async function timedSeed(url: string, label: string) {
+  const started = performance.now();
+  const seeded = await seed(url);
+  console.log(
+    `${label}: seeded ${BOOKS} books, ${QR_CODES} QR codes, ${USERS} users (${USERS * BOOKS_PER_USER} activations) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  return seeded;
+}
+
+function spawnApp(port: number, env: Record<string, string>): Subprocess {
+  return Bun.spawn(["bun", "src/index.ts"], {
+    cwd: join(import.meta.dir, ".."),
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      THROTTLE: "off",
+      LOG_LEVEL: "warn",
+      JWT_SECRET: SECRET,
+      JWT_ISSUER: ISSUER,
+      ...env,
+    },
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+}
+
+/** Warm-up, then TURNS turns per target in alternation; the median turn of each target. */
+function measure(
+  work: string,
+  scenario: Scenario,
+  targets: Target[],
+  codesPerTarget: number,
+  tokensFile = "tokens.txt",
+): Record<string, WrkResult> {
+  const kind = scenario.mode === "redeem" ? "redeem" : "read";
+  const turns = new Map<string, WrkResult[]>(targets.map((t) => [t.label, []]));
+  const run = (target: Target, seconds: number) => {
+    const cpuBefore = cpuTicksOf(target.pid);
+    const result = wrk(target.origin, seconds, [
+      join(work, tokensFile),
+      scenario.mode,
+      target.codesFile,
+      String(target.codeOffset),
+    ]);
+    result.cpuUsPerRequest = ((cpuTicksOf(target.pid) - cpuBefore) * 1e6) / CLOCK_TICKS / result.requests;
+    if (scenario.mode === "redeem") {
+      // Requests still in flight when wrk stopped took codes too.
+      target.codeOffset += result.requests + CONNECTIONS;
+      // Out of fresh codes, wrk stops early and the rate would be understated.
+      if (target.codeOffset >= codesPerTarget) throw new Error(`${target.label} ran out of fresh codes`);
+    }
+    return result;
+  };
+  for (const target of targets) run(target, WARMUP_S[kind]);
+  for (let turn = 0; turn < TURNS; turn++) {
+    for (const target of targets) turns.get(target.label)!.push(run(target, TURN_S[kind]));
+  }
+  return Object.fromEntries([...turns].map(([label, results]) => [label, medianTurn(results)]));
+}
+
+function report(
+  sqlite: Map<Scenario["name"], Record<string, WrkResult>>,
+  postgres: Map<Scenario["name"], WrkResult> | null,
+): void {
+  const rows: string[][] = [];
+  const verdicts: string[] = [];
+  for (const scenario of SCENARIOS) {
+    const { app, floor } = sqlite.get(scenario.name) as Record<"app" | "floor", WrkResult>;
+    const ratio = app.rps / floor.rps;
+    verdicts.push(
+      `${scenario.name} ${ratio.toFixed(2)} (target ${scenario.target}: ${ratio >= scenario.target ? "met" : "MISSED"})`,
+    );
+    rows.push([
+      scenario.name,
+      app.rps.toFixed(0),
+      app.p99.toFixed(2),
+      app.cpuUsPerRequest.toFixed(1),
+      floor.rps.toFixed(0),
+      floor.p99.toFixed(2),
+      floor.cpuUsPerRequest.toFixed(1),
+      ratio.toFixed(2),
+      (floor.cpuUsPerRequest / app.cpuUsPerRequest).toFixed(2),
+      `${app.failures}/${floor.failures}`,
+      app.turns.join(" "),
+      floor.turns.join(" "),
+    ]);
+  }
+  printTable(
+    [
+      "SQLite",
+      "app req/s",
+      "app p99 ms",
+      "app CPU µs/req",
+      "floor req/s",
+      "floor p99 ms",
+      "floor CPU µs/req",
+      "ratio",
+      "CPU ratio",
+      "non-2xx app/floor",
+      "app turns",
+      "floor turns",
+    ],
+    rows,
+  );
+  if (postgres) {
+    printTable(
+      ["Postgres (app only)", "req/s", "p99 ms", "CPU µs/req", "SQLite req/s", "non-2xx", "turns"],
+      SCENARIOS.map((scenario) => {
+        const pg = postgres.get(scenario.name)!;
+        const lite = sqlite.get(scenario.name)!.app!;
+        return [
+          scenario.name,
+          pg.rps.toFixed(0),
+          pg.p99.toFixed(2),
+          pg.cpuUsPerRequest.toFixed(1),
+          lite.rps.toFixed(0),
+          String(pg.failures),
+          pg.turns.join(" "),
+        ];
+      }),
+    );
+    console.log(
+      "Postgres CPU µs/req is the bookdist process only; the database server's own CPU is not in it.",
+    );
+  }
+  console.log(
+    `\nwrk: 1 thread, ${CONNECTIONS} connections; ${TURNS} turns per server, app and floor alternating, of ${TURN_S.read} s for reads and ${TURN_S.redeem} s for redemptions, after ${WARMUP_S.read} s and ${WARMUP_S.redeem} s of warm-up; req/s, p99 and CPU from the median turn, non-2xx summed; tokens rotate over ${USERS} users. CPU µs/req: the server process's utime + stime over the turn (/proc/<pid>/stat) divided by its requests. CPU ratio: floor CPU / app CPU.`,
+  );
+  console.log(`ratio to the floor: ${verdicts.join("; ")}`);
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+
+/** utime + stime of a process so far, in clock ticks. */
+function cpuTicksOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis don't.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** A fresh database on the server BENCH_DATABASE_URL names, dropped afterwards. */
+async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `bookdist_bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const admin = new SQL(serverUrl);
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.close();
+    },
+  };
 }
 
 async function waitFor(url: string): Promise<void> {
@@ -196,6 +339,10 @@ interface WrkResult {
   p99: number;
   requests: number;
   failures: number;
+  /** Server CPU time (user + system) per request over the turn. */
+  cpuUsPerRequest: number;
+  /** Every turn's req/s, for the printout. */
+  turns: string[];
 }
 
 function wrk(origin: string, seconds: number, args: string[]): WrkResult {
@@ -229,6 +376,8 @@ function wrk(origin: string, seconds: number, args: string[]): WrkResult {
     p99: summary.p99_us / 1000,
     requests: summary.requests,
     failures: summary.non2xx + summary.errors,
+    cpuUsPerRequest: 0,
+    turns: [],
   };
 }
 
@@ -236,7 +385,11 @@ function wrk(origin: string, seconds: number, args: string[]): WrkResult {
 function medianTurn(turns: WrkResult[]): WrkResult {
   const sorted = [...turns].sort((a, b) => a.rps - b.rps);
   const median = sorted[Math.floor(sorted.length / 2)]!;
-  return { ...median, failures: turns.reduce((sum, t) => sum + t.failures, 0) };
+  return {
+    ...median,
+    failures: turns.reduce((sum, t) => sum + t.failures, 0),
+    turns: turns.map((t) => t.rps.toFixed(0)),
+  };
 }
 
 function printTable(header: string[], rows: string[][]): void {
@@ -283,8 +436,8 @@ end
 // users through the API would spend minutes in bcrypt; the users' rows and sessions are written
 // directly and their tokens signed with the server's secret.
 
-async function seed(dbPath: string): Promise<{ tokens: string[]; codes: string[] }> {
-  const handle = await openDatabase(`sqlite:${dbPath}`, { migrate: true });
+async function seed(databaseUrl: string): Promise<{ tokens: string[]; codes: string[] }> {
+  const handle = await openDatabase(databaseUrl, { migrate: true });
   const { db } = handle;
   const t = db.tables;
   const now = new Date();

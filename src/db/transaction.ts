@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import type { Database } from "#db";
 
 // One SQLite connection serves the whole process, so transactions must not overlap: a second
@@ -21,15 +20,44 @@ export async function withTransaction<T>(db: Database, work: (tx: Database) => P
   return run;
 }
 
+interface SqliteStatement {
+  run(): unknown;
+}
+interface TransactionStatements {
+  begin: SqliteStatement;
+  commit: SqliteStatement;
+  rollback: SqliteStatement;
+}
+
+/**
+ * BEGIN / COMMIT / ROLLBACK prepared once per connection: built through Drizzle's `sql`, each
+ * would be rendered and prepared again on every transaction (a redemption runs one).
+ */
+const transactionStatements = new WeakMap<object, TransactionStatements>();
+
+function statementsOf(db: Database): TransactionStatements {
+  const client = (db.orm as unknown as { $client: { prepare(sql: string): SqliteStatement } }).$client;
+  let statements = transactionStatements.get(client);
+  if (statements === undefined) {
+    statements = {
+      begin: client.prepare("BEGIN IMMEDIATE"),
+      commit: client.prepare("COMMIT"),
+      rollback: client.prepare("ROLLBACK"),
+    };
+    transactionStatements.set(client, statements);
+  }
+  return statements;
+}
+
 async function runSqliteTransaction<T>(db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
-  const orm = db.orm as unknown as { run(query: ReturnType<typeof sql>): unknown };
-  orm.run(sql`BEGIN IMMEDIATE`);
+  const { begin, commit, rollback } = statementsOf(db);
+  begin.run();
   try {
     const result = await work(db);
-    orm.run(sql`COMMIT`);
+    commit.run();
     return result;
   } catch (error) {
-    orm.run(sql`ROLLBACK`);
+    rollback.run();
     throw error;
   }
 }

@@ -51,29 +51,55 @@ export async function findActivation(db: Database, id: number): Promise<Activati
   return row;
 }
 
+const activationOfUserStatement = preparedPer((db) => {
+  const { activation } = db.tables;
+  const query = db.orm
+    .select()
+    .from(activation)
+    // (user, book) is unique: no `.limit(1)`, whose bound LIMIT costs SQLite a re-prepare.
+    .where(
+      and(
+        eq(activation.userUuid, sql.placeholder("userUuid")),
+        eq(activation.bookId, sql.placeholder("bookId")),
+      ),
+    );
+  return prepareNamed(query, "activation_of_user");
+});
+
 export async function findActivationOfUser(
   db: Database,
   userUuid: string,
   bookId: number,
 ): Promise<ActivationRow | undefined> {
-  const { activation } = db.tables;
-  const [row] = await db.orm
-    .select()
-    .from(activation)
-    // (user, book) is unique: no `.limit(1)`, whose bound LIMIT costs SQLite a re-prepare.
-    .where(and(eq(activation.userUuid, userUuid), eq(activation.bookId, bookId)));
+  const [row] = await rowsOf(activationOfUserStatement(db).execute({ userUuid, bookId }));
   return row;
 }
+
+const insertActivationStatement = preparedPer((db) => {
+  const { activation } = db.tables;
+  // A Param around the placeholder lets the column encode the Date it is given (ms on SQLite).
+  const now = sql`${sql.param(sql.placeholder("now"), activation.createdAt)}`;
+  const query = db.orm
+    .insert(activation)
+    .values({
+      bookId: sql.placeholder("bookId"),
+      userUuid: sql.placeholder("userUuid"),
+      qrCodeId: sql.placeholder("qrCodeId"),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return prepareNamed(query, "insert_activation");
+});
 
 export async function insertActivation(
   db: Database,
   fields: ActivationFields,
   now: Date,
 ): Promise<ActivationRow> {
-  const [row] = await db.orm
-    .insert(db.tables.activation)
-    .values({ ...fields, createdAt: now, updatedAt: now })
-    .returning();
+  const [row] = await rowsOf(
+    insertActivationStatement(db).execute({ ...fields, qrCodeId: fields.qrCodeId ?? null, now }),
+  );
   return row!;
 }
 

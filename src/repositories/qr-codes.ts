@@ -1,5 +1,6 @@
 import { and, count, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
 
 export type QrCodeRow = Database["tables"]["activationQrCode"]["$inferSelect"];
 export type NewQrCode = Pick<
@@ -57,9 +58,18 @@ export async function findQrCode(db: Database, id: number): Promise<QrCodeRow | 
   return row;
 }
 
-export async function findQrCodeByCode(db: Database, code: string): Promise<QrCodeRow | undefined> {
+const qrCodeByCodeStatement = preparedPer((db) => {
   const { activationQrCode } = db.tables;
-  const [row] = await db.orm.select().from(activationQrCode).where(eq(activationQrCode.code, code)).limit(1);
+  // `code` is unique: no `.limit(1)`, whose bound LIMIT costs SQLite a re-prepare.
+  const query = db.orm
+    .select()
+    .from(activationQrCode)
+    .where(eq(activationQrCode.code, sql.placeholder("code")));
+  return prepareNamed(query, "qr_code_by_code");
+});
+
+export async function findQrCodeByCode(db: Database, code: string): Promise<QrCodeRow | undefined> {
+  const [row] = await rowsOf(qrCodeByCodeStatement(db).execute({ code }));
   return row;
 }
 
@@ -96,24 +106,31 @@ export async function setQrCodeEnabled(
  * writer on SQLite). The same UPDATE marks the code redeemed the first time. False when nothing
  * was taken.
  */
-export async function consumeActivation(db: Database, id: number, now: Date): Promise<boolean> {
+const consumeActivationStatement = preparedPer((db) => {
   const { activationQrCode: q } = db.tables;
-  const rows = await db.orm
+  // Params around the placeholder let the columns encode the Date they are given (ms on SQLite).
+  const now = sql`${sql.param(sql.placeholder("now"), q.updatedAt)}`;
+  const query = db.orm
     .update(q)
     .set({
       activationCount: sql`${q.activationCount} + 1`,
-      firstRedeemedAt: sql`COALESCE(${q.firstRedeemedAt}, ${sql.param(now, q.firstRedeemedAt)})`,
+      firstRedeemedAt: sql`COALESCE(${q.firstRedeemedAt}, ${now})`,
       updatedAt: now,
     })
     .where(
       and(
-        eq(q.id, id),
+        eq(q.id, sql.placeholder("id")),
         eq(q.enabled, true),
         or(isNull(q.expiresAt), gt(q.expiresAt, now)),
         lt(q.activationCount, q.maxActivations),
       ),
     )
     .returning({ id: q.id });
+  return prepareNamed(query, "consume_activation");
+});
+
+export async function consumeActivation(db: Database, id: number, now: Date): Promise<boolean> {
+  const rows = await rowsOf(consumeActivationStatement(db).execute({ id, now }));
   return rows.length === 1;
 }
 
