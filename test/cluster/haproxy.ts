@@ -89,7 +89,9 @@ export async function startHaproxy(options: {
     configPath,
     haproxyConfig({ port, socket, backends: options.backends, check: options.check }),
   );
-  const child = Bun.spawn(["haproxy", "-f", configPath, "-db"], {
+  // Debian installs it in /usr/sbin, which a non-root PATH may lack.
+  const binary = Bun.which("haproxy") ?? "/usr/sbin/haproxy";
+  const child = Bun.spawn([binary, "-f", configPath, "-db"], {
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

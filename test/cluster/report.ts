@@ -33,7 +33,7 @@ export class Report {
     const failed = this.failed;
     console.log("");
     for (const check of failed) console.log(`cluster: failed: ${check.name}: ${check.detail}`);
-    console.log(`cluster: ${this.checks.length - failed.length} passed, ${failed.length} failed`);
+    console.log(`cluster: ${this.checks.length - failed.length} checks passed, ${failed.length} failed`);
   }
 }
 

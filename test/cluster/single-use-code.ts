@@ -65,9 +65,9 @@ export async function checkSingleUseCode(
   );
 }
 
-/** A count endpoint's answer, whatever its shape (a bare number or { count }). */
+/** A count endpoint's answer, whatever its shape (a number, as JSON or text, or { count }). */
 export function countOf(answer: unknown): number {
-  if (typeof answer === "number") return answer;
+  if (typeof answer === "number" || typeof answer === "string") return Number(answer);
   if (answer && typeof answer === "object" && "count" in answer)
     return Number((answer as { count: unknown }).count);
   return Number.NaN;
