@@ -20,7 +20,7 @@ const KILL_AFTER = 0.3;
 type Task =
   | { kind: "cover"; bookId: number }
   | { kind: "archive"; versionId: number }
-  | { kind: "redeem"; code: string; codeId: number; bookId: number; reader: Person };
+  | { kind: "redeem"; code: string; bookId: number; reader: Person };
 
 interface Acknowledged {
   covers: { bookId: number; sha256: string }[];
@@ -119,22 +119,15 @@ async function prepare(base: string, admin: Person, readers: Person[]): Promise<
       ...auth,
       json: { bookId: book.id, versionCode: 1, versionName: "1.0" },
     });
-    const codes: { id: number; code: string }[] = await expectStatus(
-      201,
-      base,
-      "POST",
-      "/activation-qr-code/batch",
-      {
-        ...auth,
-        json: { bookId: book.id, quantity: CODES_PER_BOOK, maxActivations: 1 },
-      },
-    );
+    const codes: { code: string }[] = await expectStatus(201, base, "POST", "/activation-qr-code/batch", {
+      ...auth,
+      json: { bookId: book.id, quantity: CODES_PER_BOOK, maxActivations: 1 },
+    });
     tasks.push({ kind: "cover", bookId: book.id }, { kind: "archive", versionId: version.id });
     for (const [j, code] of codes.entries())
       tasks.push({
         kind: "redeem",
         code: code.code,
-        codeId: code.id,
         bookId: book.id,
         reader: readers[(b * CODES_PER_BOOK + j) % readers.length]!,
       });
