@@ -84,7 +84,7 @@ export class AccountCheck {
         servedFromSession: fresh,
       });
       if (fresh) return undefined;
-      throw error;
+      throw storeUnavailable();
     }
   }
 }
