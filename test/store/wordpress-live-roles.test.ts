@@ -8,7 +8,12 @@ import { type App, createApp } from "../../src/app";
 import { grantAdmin, revokeAdmin } from "../../src/services/admin-grants";
 import { openStore } from "../../src/store/open-store";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
-import { createWordPressDatabase, fixtureLogins, storeServerUrl, type WordPressDatabase } from "../helpers/wordpress";
+import {
+  createWordPressDatabase,
+  fixtureLogins,
+  storeServerUrl,
+  type WordPressDatabase,
+} from "../helpers/wordpress";
 
 const MINUTE = 60_000;
 const ADMIN_ONLY = "/activation-qr-code/count";
