@@ -11,7 +11,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json bun.lock tsconfig.json ./
 COPY src ./src
 COPY drizzle ./drizzle
-RUN mkdir -p /data && chown bun:bun /data
+RUN mkdir -p /data && chown bun:bun /data && chmod 700 /data
 USER bun
 VOLUME /data
 EXPOSE 8080

@@ -58,17 +58,22 @@ await check("GET /authentication/me", async () => {
 await check("POST /book needs admin (403 for a reader)", async () => {
   expectStatus(await fetch(`${base}/book`, json({ title: "Smoke" }, token)), 403);
 });
-await check("POST /book as admin (ADMIN_EMAILS) → 201 with Location", async () => {
+await check("register, `bun run admin grant` beside the server, POST /book as admin → 201", async () => {
   const adminEmail = process.env.SMOKE_ADMIN_EMAIL ?? "smoke-admin@example.com";
-  await fetch(
+  const registered = await fetch(
     `${base}/authentication/register`,
     json({ email: adminEmail, password: "smoke-admin-password" }),
   );
-  const login = await fetch(
-    `${base}/authentication/login`,
-    json({ email: adminEmail, password: "smoke-admin-password" }),
-  );
-  const adminToken = ((await login.json()) as { token: string }).token;
+  expectStatus(registered, 201);
+  const adminToken = ((await registered.json()) as { token: string }).token;
+  expectStatus(await fetch(`${base}/book`, json({ title: "Smoke" }, adminToken)), 403);
+  // The running server's DATA_DIR (and the rest of the environment, as the server reads it).
+  const grant = Bun.spawnSync(["bun", "run", "admin", "grant", adminEmail], {
+    cwd: `${import.meta.dir}/..`,
+    env: { ...process.env, DATA_DIR: process.env.SMOKE_DATA_DIR ?? "./data" },
+  });
+  if (grant.exitCode !== 0) throw new Error(`bun run admin grant: ${grant.stderr.toString().trim()}`);
+  // The live session sees the grant at its next request.
   const response = await fetch(
     `${base}/book`,
     json({ title: "Smoke", isbn: "978-0-306-40615-7" }, adminToken),

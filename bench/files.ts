@@ -75,7 +75,6 @@ const dataDir = join(work, "data");
 const server = await startBookdist({
   port: ports.bookdist,
   dataDir,
-  env: { ADMIN_EMAILS: "bench-admin@example.com" },
 });
 const results: string[] = [];
 try {
@@ -88,6 +87,7 @@ try {
   const admin = await json(
     await post("/authentication/register", { email: "bench-admin@example.com", password: "bench-password" }),
   );
+  await server.admin("grant", "bench-admin@example.com");
   const reader = await json(
     await post("/authentication/register", { email: "bench-reader@example.com", password: "bench-password" }),
   );

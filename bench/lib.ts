@@ -27,6 +27,8 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
 export interface Server {
   url: string;
   process: Subprocess;
+  /** `bun run admin <args>` on this server's data, as an operator runs it; its stdout. */
+  admin(...args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -36,18 +38,19 @@ export async function startBookdist(options: {
   dataDir: string;
   env?: Record<string, string>;
 }): Promise<Server> {
+  const env = {
+    ...process.env,
+    PORT: String(options.port),
+    HOST: "127.0.0.1",
+    DATA_DIR: options.dataDir,
+    LOG_LEVEL: "warn",
+    THROTTLE: "off",
+    JWT_SECRET: "bench-secret-bench-secret-bench-secret!",
+    ...options.env,
+  };
   const child = Bun.spawn(["bun", "src/index.ts"], {
     cwd: projectRoot,
-    env: {
-      ...process.env,
-      PORT: String(options.port),
-      HOST: "127.0.0.1",
-      DATA_DIR: options.dataDir,
-      LOG_LEVEL: "warn",
-      THROTTLE: "off",
-      JWT_SECRET: "bench-secret-bench-secret-bench-secret!",
-      ...options.env,
-    },
+    env,
     stdout: "inherit",
     stderr: "inherit",
   });
@@ -56,11 +59,29 @@ export async function startBookdist(options: {
   return {
     url,
     process: child,
+    admin: (...args) => adminCli(args, env),
     async stop() {
       child.kill("SIGTERM");
       await child.exited;
     },
   };
+}
+
+/** `bun run admin <args>` with a server's environment; throws with its output unless it exits 0. */
+export async function adminCli(args: string[], env: Record<string, string | undefined>): Promise<string> {
+  const child = Bun.spawn(["bun", "run", "admin", ...args], {
+    cwd: projectRoot,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  if (code !== 0) throw new Error(`bun run admin ${args.join(" ")}: exit ${code}: ${stderr.trim()}`);
+  return stdout;
 }
 
 /** Peak resident memory (VmHWM) of a process, in MiB. */

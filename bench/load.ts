@@ -16,6 +16,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL, type Subprocess } from "bun";
+import { passwordStampOf, sessionStampOf } from "../src/auth/password-stamp";
 import { TokenSigner } from "../src/auth/tokens";
 import { openDatabase } from "../src/db/client";
 import { withTransaction } from "../src/db/transaction";
@@ -450,8 +451,8 @@ async function seed(databaseUrl: string): Promise<{ tokens: string[]; codes: str
     sid: crypto.randomUUID(),
     id: i + 1,
   }));
-  // Sessions are seen "a few minutes from now", so none is due its once-a-minute last_seen_at
-  // write during the run: the floor does not write either.
+  // Sessions are seen and checked "a few minutes from now", so none is due its account re-check
+  // (and the last_seen_at write that goes with it) during the run: the floor does neither.
   const lastSeenAt = new Date(now.getTime() + 10 * 60_000);
   const expiresAt = new Date(now.getTime() + 30 * 86_400_000);
   const sha256 = "0".repeat(64);
@@ -536,6 +537,9 @@ async function seed(databaseUrl: string): Promise<{ tokens: string[]; codes: str
           expiresAt,
           userAgent: "load-bench",
           clientAddress: "127.0.0.1",
+          isAdmin: false,
+          passwordStamp: sessionStampOf(SECRET, passwordStampOf("!")),
+          checkedAt: lastSeenAt,
         })),
       );
       await tx.orm.insert(t.activation).values(

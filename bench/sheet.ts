@@ -17,7 +17,6 @@ const work = tempDir("bookdist-bench-sheet-");
 const server = await startBookdist({
   port: freePort(),
   dataDir: join(work, "data"),
-  env: { ADMIN_EMAILS: "bench-admin@example.com" },
 });
 
 try {
@@ -30,6 +29,7 @@ try {
   const { token } = await json(
     await post("/authentication/register", { email: "bench-admin@example.com", password: "bench-password" }),
   );
+  await server.admin("grant", "bench-admin@example.com");
   const book = await json(await post("/book", { title: "Benchmark book" }, token));
   const codes = await json<Array<{ batchId: number }>>(
     await post("/activation-qr-code/batch", { bookId: book.id, quantity: CODES, label: "Bench run" }, token),

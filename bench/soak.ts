@@ -7,7 +7,7 @@
 // Run: bun bench/soak.ts                 (180 s)
 //      SOAK_SECONDS=60 SOAK_CONCURRENCY=64 bun bench/soak.ts
 import { rmSync } from "node:fs";
-import { currentRssMiB, fmt, freePort, json, startBookdist, tempDir } from "./lib";
+import { currentRssMiB, fmt, freePort, json, type Server, startBookdist, tempDir } from "./lib";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 180);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 64);
@@ -41,11 +41,11 @@ async function main(): Promise<void> {
   if (!Number.isFinite(SECONDS) || SECONDS <= 0) throw new Error("SOAK_SECONDS must be a positive number");
   const dataDir = tempDir("bookdist-soak-");
   const port = freePort();
-  const server = await startBookdist({ port, dataDir, env: { ADMIN_EMAILS: ADMIN } });
+  const server = await startBookdist({ port, dataDir });
   const base = server.url;
   try {
     const started = performance.now();
-    const seeded = await seed(base);
+    const seeded = await seed(base, server);
     console.log(
       `seeded ${BOOKS} books, ${READERS} readers × ${BOOKS_PER_READER} books, ${REDEEMERS} redeemers, ${seeded.codes.length} codes in ${fmt((performance.now() - started) / 1000)} s`,
     );
@@ -134,7 +134,7 @@ interface Seeded {
   cursor: { codeCursor: number };
 }
 
-async function seed(base: string): Promise<Seeded> {
+async function seed(base: string, server: Server): Promise<Seeded> {
   const post = async (path: string, body: unknown, token?: string) =>
     json(
       await fetch(`${base}${path}`, {
@@ -148,6 +148,7 @@ async function seed(base: string): Promise<Seeded> {
     );
   const register = (email: string) => post("/authentication/register", { email, password: PASSWORD });
   const admin = await register(ADMIN);
+  await server.admin("grant", ADMIN);
   const adminToken: string = admin.token;
 
   const bookIds: number[] = [];

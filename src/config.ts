@@ -19,7 +19,7 @@ const byteUnits: Record<string, number> = {
 /** Longer than any session should live, and far below what makes `new Date(now + ttl)` invalid. */
 const MAX_DURATION_MS = 3650 * 86_400_000;
 
-/** A session's last_seen_at is written at most this often, so reads do not turn into writes. */
+/** A session in use records its last use at least this often (with its account re-check). */
 export const SESSION_TOUCH_INTERVAL_MS = 60_000;
 
 /** "30d", "15m", "90s", "500ms" or a bare number of seconds → milliseconds. */
@@ -64,17 +64,6 @@ const commaList = z
       .map((item) => item.trim())
       .filter((item) => item !== ""),
   );
-
-const emailList = commaList.transform((items, ctx) => {
-  for (const item of items) {
-    if (!z.email().safeParse(item).success)
-      ctx.addIssue({
-        code: "custom",
-        message: `"${item}" is not an e-mail address such as admin@example.com`,
-      });
-  }
-  return items.map((email) => email.toLowerCase());
-});
 
 /** TRUSTED_PROXIES: addresses and CIDR ranges, one problem line per bad entry. */
 const addressRangeList = commaList.transform((items, ctx) => {
@@ -155,7 +144,14 @@ const EnvSchema = z
       .string()
       .default("*/15 * * * *")
       .refine(isCronPattern, "is not a cron pattern such as */15 * * * *"),
-    ADMIN_EMAILS: emailList,
+    // Retired: it made an admin of whoever registered a listed address first.
+    ADMIN_EMAILS: z
+      .string()
+      .optional()
+      .refine(
+        (value) => value === undefined,
+        "is no longer read: grant admins with `bun run admin grant <email-or-login>` and remove it",
+      ),
     MAX_COVER_BYTES: byteSize("10MiB"),
     MAX_ARCHIVE_BYTES: byteSize("2GiB"),
     MAX_APK_BYTES: byteSize("512MiB"),
@@ -202,7 +198,6 @@ export interface Config {
   sessionTtlMs: number;
   sessionIdleTimeoutMs: number;
   sessionCleanupCron: string;
-  adminEmails: string[];
   maxCoverBytes: number;
   maxArchiveBytes: number;
   maxApkBytes: number;
@@ -249,7 +244,6 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       sessionTtlMs: e.SESSION_TTL,
       sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT,
       sessionCleanupCron: e.SESSION_CLEANUP_CRON,
-      adminEmails: e.ADMIN_EMAILS,
       maxCoverBytes: e.MAX_COVER_BYTES,
       maxArchiveBytes: e.MAX_ARCHIVE_BYTES,
       maxApkBytes: e.MAX_APK_BYTES,

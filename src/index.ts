@@ -10,10 +10,13 @@ import type { Deps } from "./lib/deps";
 import { describeError } from "./lib/error-handler";
 import { createLogger } from "./lib/logger";
 import { BlobStore } from "./storage/blob-store";
+import { makeDataDirPrivate } from "./storage/private-data-dir";
 import { openStore } from "./store/open-store";
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);
+if (!makeDataDirPrivate(config.dataDir))
+  logger.warn("DATA_DIR belongs to another user and stays readable by others: give it mode 0700");
 
 try {
   const database = await openDatabase(config.databaseUrl, { migrate: true });

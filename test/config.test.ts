@@ -28,7 +28,6 @@ describe("configuration", () => {
       SESSION_TTL: "12h",
       SESSION_IDLE_TIMEOUT: "300",
       MAX_COVER_BYTES: "1MiB",
-      ADMIN_EMAILS: " Boss@Example.com , ops@example.com ",
       CORS_ORIGINS: "https://a.example,https://b.example",
       PUBLIC_URL: "https://books.example.com/",
       THROTTLE: "off",
@@ -39,7 +38,6 @@ describe("configuration", () => {
     expect(result.config.sessionTtlMs).toBe(12 * 3_600_000);
     expect(result.config.sessionIdleTimeoutMs).toBe(300_000);
     expect(result.config.maxCoverBytes).toBe(1024 ** 2);
-    expect(result.config.adminEmails).toEqual(["boss@example.com", "ops@example.com"]);
     expect(result.config.corsOrigins).toEqual(["https://a.example", "https://b.example"]);
     expect(result.config.publicUrl).toBe("https://books.example.com");
     expect(result.config.throttle).toBe(false);
@@ -84,16 +82,14 @@ describe("configuration", () => {
     return result.ok ? [] : result.problems;
   };
 
-  test("ADMIN_EMAILS: one line per item that is not an e-mail address", () => {
-    const problems = problemsOf({
-      ADMIN_EMAILS: "boss@example.com, bob, ops@example.com;x@example.com, @example.com",
-    });
-    expect(problems).toEqual([
-      'ADMIN_EMAILS: "bob" is not an e-mail address such as admin@example.com',
-      'ADMIN_EMAILS: "ops@example.com;x@example.com" is not an e-mail address such as admin@example.com',
-      'ADMIN_EMAILS: "@example.com" is not an e-mail address such as admin@example.com',
-    ]);
-    expect(problemsOf({ ADMIN_EMAILS: "o'brien+books@mail.example.co.uk" })).toEqual([]);
+  test("ADMIN_EMAILS is retired: one line naming `bun run admin grant`", () => {
+    const problems = problemsOf({ ADMIN_EMAILS: "boss@example.com" });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toStartWith("ADMIN_EMAILS: ");
+    expect(problems[0]).toContain("bun run admin grant");
+    expect(problems[0]).not.toContain("\n");
+    // Empty counts as unset, as for every variable.
+    expect(problemsOf({ ADMIN_EMAILS: "" })).toEqual([]);
   });
 
   test("CORS_ORIGINS: origins as browsers send them, or * alone", () => {

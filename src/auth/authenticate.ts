@@ -5,7 +5,7 @@ import { AppError } from "../lib/problems";
 import type { AppBindings } from "../lib/types";
 import { checkCredentials } from "../services/login-throttle";
 import { principalFromToken } from "../services/sessions";
-import { type Principal, rolesFor } from "./principal";
+import type { Principal } from "./principal";
 
 const authenticationFailed = () =>
   new AppError("AUTHENTICATION_FAILED", "The credentials are invalid, expired or ended.");
@@ -25,18 +25,15 @@ export async function authenticate(c: Context<AppBindings>): Promise<Principal |
 
 async function bearer(c: Context<AppBindings>, token: string): Promise<Principal> {
   const { db, config, clock } = c.get("deps");
-  const principal = await principalFromToken(
-    { db, config, signer: c.get("services").signer },
-    token,
-    clock.now(),
-  );
+  const { signer, accountCheck } = c.get("services");
+  const principal = await principalFromToken({ db, config, signer, accountCheck }, token, clock.now());
   if (!principal) throw authenticationFailed();
   return principal;
 }
 
 async function basic(c: Context<AppBindings>, header: string, encoded: string): Promise<Principal> {
-  const { store, config, clock } = c.get("deps");
-  const { basicCache, throttle } = c.get("services");
+  const { store, clock } = c.get("deps");
+  const { basicCache, throttle, accountCheck } = c.get("services");
   const now = clock.now();
   const cached = basicCache.get(header, now.getTime());
   if (cached) return cached;
@@ -56,7 +53,8 @@ async function basic(c: Context<AppBindings>, header: string, encoded: string): 
     userUuid: user.uuid,
     storeUserId: user.storeUserId,
     email: user.email,
-    roles: rolesFor(user.storeRoles, user.email, config.adminEmails),
+    // Cached for at most 60 s (basic-cache.ts): the same bound as a session's re-check.
+    roles: await accountCheck.rolesOf(user),
     sessionId: null,
   };
   basicCache.set(header, principal, now.getTime());

@@ -12,14 +12,16 @@ export interface Principal {
 
 const adminStoreRoles = new Set(["administrator", "shop_manager"]);
 
-/** API.md §3: everyone is a user; admins by store role or by ADMIN_EMAILS. */
-export function rolesFor(
-  storeRoles: readonly string[],
-  email: string,
-  adminEmails: readonly string[],
-): Role[] {
-  const isAdmin =
-    storeRoles.some((role) => adminStoreRoles.has(role)) || adminEmails.includes(email.toLowerCase());
+/**
+ * API.md §3: everyone is a user; admins are the store's administrators and shop managers and the
+ * accounts an operator granted on the command line (`bun run admin grant`). No e-mail address
+ * makes an admin: an address can be registered, or changed to, by whoever gets there first.
+ */
+export function rolesFor(storeRoles: readonly string[], granted: boolean): Role[] {
+  return rolesOf(granted || storeRoles.some((role) => adminStoreRoles.has(role)));
+}
+
+export function rolesOf(isAdmin: boolean): Role[] {
   return isAdmin ? ["user", "admin"] : ["user"];
 }
 

@@ -26,11 +26,6 @@ export async function findSession(db: Database, id: string): Promise<SessionRow 
   return row;
 }
 
-export async function touchSession(db: Database, id: string, at: Date): Promise<void> {
-  const { userSession } = db.tables;
-  await db.orm.update(userSession).set({ lastSeenAt: at }).where(eq(userSession.id, id));
-}
-
 export async function deleteSession(db: Database, id: string): Promise<number> {
   const { userSession } = db.tables;
   const rows = await db.orm
@@ -67,4 +62,27 @@ export async function countSessionsOfUser(db: Database, userUuid: string): Promi
       .from(userSession)
       .where(and(eq(userSession.userUuid, userUuid)))
   ).length;
+}
+
+/** Records a re-check of the account: its admin flag now, and the use that prompted it. */
+export async function markSessionChecked(
+  db: Database,
+  id: string,
+  at: Date,
+  isAdmin: boolean,
+): Promise<void> {
+  const { userSession } = db.tables;
+  await db.orm
+    .update(userSession)
+    .set({ isAdmin, checkedAt: at, lastSeenAt: at })
+    .where(eq(userSession.id, id));
+}
+
+/** Makes the next request of each of the user's sessions re-read the account (a grant changed). */
+export async function expireSessionChecks(db: Database, userUuid: string): Promise<void> {
+  const { userSession } = db.tables;
+  await db.orm
+    .update(userSession)
+    .set({ checkedAt: new Date(0) })
+    .where(eq(userSession.userUuid, userUuid));
 }

@@ -1,6 +1,6 @@
 // Registration, login and the caller's profile: the rules between the HTTP layer and the store.
 import { z } from "zod";
-import { type Principal, type Role, rolesFor } from "../auth/principal";
+import type { Principal, Role } from "../auth/principal";
 import type { Deps } from "../lib/deps";
 import { throttleBucketOf } from "../lib/ip-address";
 import { AppError } from "../lib/problems";
@@ -40,7 +40,7 @@ export async function register(
     firstName: input.firstName ?? "",
     lastName: input.lastName ?? "",
   });
-  return openSession({ ...deps, signer: services.signer }, user, { ...meta, now: deps.clock.now() });
+  return openSession({ ...deps, ...services }, user, { ...meta, now: deps.clock.now() });
 }
 
 export async function login(
@@ -57,12 +57,12 @@ export async function login(
     now,
   });
   if (!user) throw new AppError("AUTHENTICATION_FAILED", "The e-mail or password is wrong.");
-  return openSession({ ...deps, signer: services.signer }, user, { ...meta, now });
+  return openSession({ ...deps, ...services }, user, { ...meta, now });
 }
 
-export async function currentUser(deps: Deps, principal: Principal) {
+export async function currentUser(deps: Deps, services: Services, principal: Principal) {
   const user = await deps.store.findByUuid(principal.userUuid);
   if (!user) throw new AppError("NOT_FOUND", "The user no longer exists in the store.");
-  const roles: Role[] = rolesFor(user.storeRoles, user.email, deps.config.adminEmails);
+  const roles: Role[] = await services.accountCheck.rolesOf(user);
   return { user, roles };
 }

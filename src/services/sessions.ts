@@ -1,21 +1,17 @@
 // UserSession rows and the tokens that name them (DESIGN.md "Sessions and jobs").
 import type { Database } from "#db";
-import { type Principal, rolesFor } from "../auth/principal";
+import { type Principal, rolesOf } from "../auth/principal";
 import type { TokenSigner } from "../auth/tokens";
-import { type Config, SESSION_TOUCH_INTERVAL_MS } from "../config";
-import {
-  deleteSession,
-  deleteSessionsOfUser,
-  findSession,
-  insertSession,
-  touchSession,
-} from "../repositories/sessions";
+import type { Config } from "../config";
+import { deleteSession, deleteSessionsOfUser, findSession, insertSession } from "../repositories/sessions";
 import type { StoreUser } from "../store/directory";
+import { type AccountCheck, RECHECK_INTERVAL_MS } from "./account-check";
 
 export interface SessionContext {
   db: Database;
   config: Config;
   signer: TokenSigner;
+  accountCheck: AccountCheck;
 }
 
 export interface OpenedSession {
@@ -33,6 +29,7 @@ export async function openSession(
   const { now } = meta;
   const id = crypto.randomUUID();
   const expiresAt = new Date(now.getTime() + ctx.config.sessionTtlMs);
+  const { isAdmin, passwordStamp } = await ctx.accountCheck.stateAtLogin(user);
   await insertSession(ctx.db, {
     id,
     userUuid: user.uuid,
@@ -42,8 +39,12 @@ export async function openSession(
     expiresAt,
     userAgent: meta.userAgent?.slice(0, 512) ?? null,
     clientAddress: meta.clientAddress,
+    isAdmin,
+    passwordStamp,
+    checkedAt: now,
   });
-  const roles = rolesFor(user.storeRoles, user.email, ctx.config.adminEmails);
+  const roles = rolesOf(isAdmin);
+  // API.md §3 lists `roles` among the claims: informative for clients, never read back here.
   const token = ctx.signer.sign({
     sub: user.uuid,
     sid: id,
@@ -55,7 +56,11 @@ export async function openSession(
   return { token, expiresAt, user, roles };
 }
 
-/** The principal of a Bearer token whose session still lives; null otherwise. */
+/**
+ * The principal of a Bearer token whose session still lives; null otherwise. Roles come from the
+ * session row, which re-reads the account at least every RECHECK_INTERVAL_MS (that write also
+ * records the session's last use), so the hot path stays one indexed lookup.
+ */
 export async function principalFromToken(
   ctx: SessionContext,
   token: string,
@@ -67,13 +72,17 @@ export async function principalFromToken(
   if (!session || session.userUuid !== claims.sub) return null;
   if (session.expiresAt.getTime() <= now.getTime()) return null;
   if (session.lastSeenAt.getTime() + ctx.config.sessionIdleTimeoutMs <= now.getTime()) return null;
-  if (now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS)
-    await touchSession(ctx.db, session.id, now);
+  let isAdmin = session.isAdmin;
+  if (now.getTime() - session.checkedAt.getTime() >= RECHECK_INTERVAL_MS) {
+    const state = await ctx.accountCheck.recheck(session, now);
+    if (state === "ended") return null;
+    isAdmin = state.isAdmin;
+  }
   return {
-    userUuid: claims.sub,
+    userUuid: session.userUuid,
     storeUserId: session.storeUserId,
     email: claims.email,
-    roles: claims.roles,
+    roles: rolesOf(isAdmin),
     sessionId: session.id,
   };
 }

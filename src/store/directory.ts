@@ -12,6 +12,8 @@ export interface StoreUser {
   lastName: string;
   /** Role names as the store knows them: customer, administrator, shop_manager, … */
   storeRoles: string[];
+  /** A digest of the stored password hash (auth/password-stamp.ts): changes when the password does. */
+  passwordStamp: string;
 }
 
 export interface NewCustomer {
@@ -39,6 +41,12 @@ export interface StoreDirectory {
   /** Creates a customer; throws AppError EMAIL_ALREADY_EXISTS when the e-mail (or login) is taken. */
   register(customer: NewCustomer): Promise<StoreUser>;
   findByUuid(uuid: string): Promise<StoreUser | null>;
+  /**
+   * The user with this login or e-mail, without a password (the admin command line): an
+   * identifier with an `@` is an e-mail first, then a login; any other is a login. Like a first
+   * login, gives the user a uuid if the store did not have one yet.
+   */
+  findUser(loginOrEmail: string): Promise<StoreUser | null>;
   /** Throws when the store cannot be reached (for /health). */
   ping(): Promise<void>;
   close(): Promise<void>;

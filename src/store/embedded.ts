@@ -2,6 +2,7 @@
 // WordPress's and hashed the same way, so one command runs everything.
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { passwordStampOf } from "../auth/password-stamp";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "../auth/passwords";
 import { isUniqueViolation } from "../db/errors";
 import { preparedPer, prepareNamed } from "../db/prepared";
@@ -180,6 +181,22 @@ export class EmbeddedStore implements StoreDirectory {
     return link ? this.toStoreUser(Number(link.storeUserId)) : null;
   }
 
+  async findUser(loginOrEmail: string): Promise<StoreUser | null> {
+    const { storeUser } = this.db.tables;
+    const needle = loginOrEmail.trim().toLowerCase();
+    const columns = needle.includes("@") ? [storeUser.userEmail, storeUser.userLogin] : [storeUser.userLogin];
+    for (const column of columns) {
+      const [row] = await this.db.orm
+        .select({ id: storeUser.id })
+        .from(storeUser)
+        .where(eq(sql`lower(${column})`, needle))
+        .orderBy(storeUser.id)
+        .limit(1);
+      if (row) return this.toStoreUser(row.id);
+    }
+    return null;
+  }
+
   async ping(): Promise<void> {
     await this.db.orm.select({ id: this.db.tables.storeUser.id }).from(this.db.tables.storeUser).limit(1);
   }
@@ -218,6 +235,7 @@ export class EmbeddedStore implements StoreDirectory {
       firstName: unescapeHtml(meta.get("first_name") ?? ""),
       lastName: unescapeHtml(meta.get("last_name") ?? ""),
       storeRoles: rolesFromCapabilities(meta.get(CAPABILITIES_KEY) ?? ""),
+      passwordStamp: passwordStampOf(row.userPass),
     };
   }
 

@@ -11,6 +11,7 @@ import mysql, {
 } from "mysql2/promise";
 import type { Database } from "#db";
 import { DummyHash } from "../auth/dummy-hash";
+import { passwordStampOf } from "../auth/password-stamp";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "../auth/passwords";
 import { withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
@@ -287,6 +288,25 @@ export class WordPressStore implements StoreDirectory {
     return found;
   }
 
+  async findUser(loginOrEmail: string): Promise<StoreUser | null> {
+    const needle = loginOrEmail.trim();
+    if (needle === "") return null;
+    const columns = needle.includes("@") ? ["user_email", "user_login"] : ["user_login"];
+    const user = await this.withSession(async (session) => {
+      for (const column of columns) {
+        const [row] = await session.rows<UserRow>(
+          `SELECT ID, user_login, user_pass, user_email, display_name FROM ${this.users}
+           WHERE ${column} = ? ORDER BY ID LIMIT 1`,
+          [needle],
+        );
+        if (row) return this.completeUser(session, row);
+      }
+      return null;
+    });
+    if (user) await this.recordLink(user.uuid, user.storeUserId);
+    return user;
+  }
+
   async ping(): Promise<void> {
     await this.withSession(async (session) => {
       // Touching the users table also proves the prefix and the SELECT grant, not only the network.
@@ -442,6 +462,7 @@ export class WordPressStore implements StoreDirectory {
       firstName: unescapeHtml(meta.get("first_name") ?? ""),
       lastName: unescapeHtml(meta.get("last_name") ?? ""),
       storeRoles: rolesFromCapabilities(meta.get(this.capabilitiesKey) ?? ""),
+      passwordStamp: passwordStampOf(row.user_pass),
     };
   }
 
@@ -538,6 +559,7 @@ export class WordPressStore implements StoreDirectory {
       firstName,
       lastName,
       storeRoles: ["customer"],
+      passwordStamp: passwordStampOf(passwordHash),
     };
   }
 

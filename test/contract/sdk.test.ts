@@ -7,6 +7,7 @@ import { join } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import QRCode from "qrcode";
 import ts from "typescript";
+import { grantAdminWithCli } from "../helpers/admin-cli";
 import { projectRoot, type RealServer, startRealServer } from "../helpers/real-server";
 import { TEST_PASSWORD } from "../helpers/test-app";
 import { makeZip } from "../helpers/zip";
@@ -24,7 +25,15 @@ let server: RealServer;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startRealServer({ env: { ADMIN_EMAILS: ADMIN } });
+  server = await startRealServer();
+  // The first admin as the README's walk-through makes one: registered, then granted by an operator.
+  const registered = await fetch(`${server.url}/authentication/register`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: ADMIN, password: TEST_PASSWORD, firstName: "Ada" }),
+  });
+  expect(registered.status).toBe(201);
+  await grantAdminWithCli(ADMIN, server.dataEnv);
   // Under test-output (git-ignored) so that the driver resolves openapi-fetch from the project.
   mkdirSync(outputRoot, { recursive: true });
   dir = mkdtempSync(join(outputRoot, "sdk-"));

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
+import { grantAdminWithCli } from "../helpers/admin-cli";
 import { projectRoot, type RealServer, startRealServer } from "../helpers/real-server";
 import { TEST_PASSWORD } from "../helpers/test-app";
 
@@ -19,7 +20,7 @@ let token: string;
 let tags: string[];
 
 beforeAll(async () => {
-  server = await startRealServer({ env: { ADMIN_EMAILS: ADMIN } });
+  server = await startRealServer();
   const session = await fetch(`${server.url}/authentication/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -27,6 +28,7 @@ beforeAll(async () => {
   });
   expect(session.status).toBe(201);
   token = ((await session.json()) as { token: string }).token;
+  await grantAdminWithCli(ADMIN, server.dataEnv);
   for (const title of ["First", "Second", "Third"]) {
     const created = await fetch(`${server.url}/book`, {
       method: "POST",

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { grantAdminWithCli } from "../helpers/admin-cli";
 import { type PostgresInstance, startPostgres } from "../helpers/postgres-instance";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
@@ -34,7 +35,7 @@ describe("Postgres outage", () => {
   beforeAll(async () => {
     pg = await startPostgres();
     dataDir = mkdtempSync(join(tmpdir(), "bookdist-faults-"));
-    server = await spawnServer({ dataDir, env: { DATABASE_URL: pg.url, ADMIN_EMAILS: ADMIN } });
+    server = await spawnServer({ dataDir, env: { DATABASE_URL: pg.url } });
     const registered = await fetch(`${server.url}/authentication/register`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -42,6 +43,7 @@ describe("Postgres outage", () => {
     });
     expect(registered.status).toBe(201);
     token = ((await registered.json()) as { token: string }).token;
+    await grantAdminWithCli(ADMIN, { DATA_DIR: dataDir, DATABASE_URL: pg.url });
     const book = await call("POST", "/book", { title: "Outage" });
     expect(book.status).toBe(201);
     bookId = ((await book.json()) as { id: number }).id;

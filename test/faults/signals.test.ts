@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { connect } from "node:net";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { grantAdminWithCli } from "../helpers/admin-cli";
 import { type PostgresInstance, startPostgres } from "../helpers/postgres-instance";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 import { makeZip } from "../helpers/zip";
@@ -21,7 +22,7 @@ let server: SpawnedServer | undefined;
 let token: string;
 let bookId: number;
 
-const env = () => ({ DATABASE_URL: pg.url, ADMIN_EMAILS: ADMIN });
+const env = () => ({ DATABASE_URL: pg.url });
 const blobRoot = () => join(dataDir, "blobs");
 
 async function api(method: string, path: string, json?: unknown): Promise<Response> {
@@ -64,6 +65,7 @@ describe("signals mid-transfer", () => {
     });
     expect(registered.status).toBe(201);
     token = ((await registered.json()) as { token: string }).token;
+    await grantAdminWithCli(ADMIN, { DATA_DIR: dataDir, DATABASE_URL: pg.url });
     bookId = (await created("POST", "/book", { title: "Signals" })).id;
   }, 60_000);
 

@@ -13,6 +13,8 @@ export interface RealServer {
   url: string;
   process: Subprocess;
   dataDir: string;
+  /** What `bun run admin` needs to reach this server's data: DATA_DIR and DATABASE_URL. */
+  dataEnv: Record<string, string>;
   /** Every line the server wrote to stdout and stderr so far (its JSON logs). */
   output(): string[];
   /** SIGTERM, wait for the exit, drop the database, remove the data folder. */
@@ -100,6 +102,7 @@ export async function startRealServer(options: { env?: Record<string, string> } 
     url,
     process: child,
     dataDir,
+    dataEnv: { DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) },
     output: () => [...lines],
     async stop() {
       child.kill("SIGTERM");

@@ -7,6 +7,7 @@ import { type Config, parseConfig } from "../../src/config";
 import { fixedClock } from "../../src/lib/clock";
 import type { Deps } from "../../src/lib/deps";
 import { silentLogger } from "../../src/lib/logger";
+import { grantAdmin } from "../../src/services/admin-grants";
 import { BlobStore } from "../../src/storage/blob-store";
 import type { StoreDirectory } from "../../src/store/directory";
 import { EmbeddedStore } from "../../src/store/embedded";
@@ -33,9 +34,12 @@ export interface TestApp {
       body?: RequestInit["body"];
     },
   ): Promise<Response>;
-  /** Registers a user (admin if the e-mail is ADMIN_EMAIL) and returns its token and uuid. */
+  /** Registers a user and returns its token and uuid. */
   user(email?: string): Promise<{ token: string; uuid: string; email: string }>;
+  /** ADMIN_EMAIL, registered and granted admin as `bun run admin grant` does. */
   admin(): Promise<{ token: string; uuid: string; email: string }>;
+  /** `bun run admin grant <identifier>`, in-process. */
+  grantAdmin(identifier: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,7 +53,6 @@ export async function createTestApp(
   const dataDir = mkdtempSync(join(tmpdir(), "bookdist-data-"));
   const parsed = parseConfig({
     DATA_DIR: dataDir,
-    ADMIN_EMAILS: ADMIN_EMAIL,
     LOG_LEVEL: "silent",
     ...options.env,
   });
@@ -96,6 +99,10 @@ export async function createTestApp(
     return { token: session.token, uuid: session.user.uuid, email: address };
   };
 
+  const grant: TestApp["grantAdmin"] = async (identifier) => {
+    await grantAdmin(deps, identifier);
+  };
+
   let adminSession: Promise<{ token: string; uuid: string; email: string }> | undefined;
   return {
     app,
@@ -106,8 +113,12 @@ export async function createTestApp(
     dataDir,
     call,
     user,
+    grantAdmin: grant,
     admin: () => {
-      adminSession ??= user(ADMIN_EMAIL);
+      adminSession ??= user(ADMIN_EMAIL).then(async (admin) => {
+        await grant(admin.email);
+        return admin;
+      });
       return adminSession;
     },
     async close() {

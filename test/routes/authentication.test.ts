@@ -77,7 +77,7 @@ describe("registration and login", () => {
     expect({ ...a, instance: "" }).toEqual({ ...b, instance: "" });
   });
 
-  test("me answers the caller; ADMIN_EMAILS makes an admin", async () => {
+  test("me answers the caller; an operator's grant makes an admin", async () => {
     const admin = await t.admin();
     const response = await t.call("GET", "/authentication/me", { token: admin.token });
     expect(response.status).toBe(200);

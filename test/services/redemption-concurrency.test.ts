@@ -39,6 +39,8 @@ describe(`concurrent redemptions (${testDialect})`, () => {
       expiresAt,
       userAgent: null,
       clientAddress: null,
+      // Checked just now: the fixed clock never reaches the re-check that would find no such user.
+      checkedAt: now,
     });
     const token = signer.sign({
       sub: uuid,

@@ -315,6 +315,28 @@ function describeStoreContract(name: string, makeStore: MakeStore): void {
       expect(await h.store.findByUuid(crypto.randomUUID())).toBeNull();
     });
 
+    test("findUser: by e-mail or login without a password, any case; null for nobody", async () => {
+      const user = (await h.store.authenticate("mary.major", PASSWORD))!;
+      expect(await h.store.findUser("MARY.MAJOR@example.com")).toEqual(user);
+      expect(await h.store.findUser(" Mary.Major ")).toEqual(user);
+      expect(await h.store.findUser("nobody@example.com")).toBeNull();
+      expect(await h.store.findUser("nobody")).toBeNull();
+    });
+
+    test("passwordStamp: steady while the hash is, different once it changes, never the hash", async () => {
+      const user = await h.store.register({
+        email: "stamp@example.com",
+        password: PASSWORD,
+        firstName: "",
+        lastName: "",
+      });
+      const hash = (await onlyUser("stamp@example.com")).pass;
+      expect(user.passwordStamp).not.toContain(hash);
+      expect((await h.store.findByUuid(user.uuid))!.passwordStamp).toBe(user.passwordStamp);
+      await h.setPasswordHash(user.storeUserId, `${hash.slice(0, -1)}x`);
+      expect((await h.store.findByUuid(user.uuid))!.passwordStamp).not.toBe(user.passwordStamp);
+    });
+
     test("checks every WordPress password vector through authenticate", async () => {
       const user = await h.store.register({
         email: "vectors@example.com",

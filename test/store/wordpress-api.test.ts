@@ -15,13 +15,9 @@ import {
 } from "../helpers/wordpress";
 
 const UUID_KEY = "_bookdist_uuid";
-// Nobody is an admin by e-mail here, so admin roles can only come from the shop's capabilities.
-const env = { ADMIN_EMAILS: "nobody@example.invalid" };
-
 /** The app with the store STORE_DRIVER=wordpress opens, as src/index.ts does. */
 function wordPressApp(url: string): Promise<TestApp> {
   return createTestApp({
-    env,
     store: async (deps) => {
       const store = await openStore(
         {

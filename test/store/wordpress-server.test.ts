@@ -27,8 +27,6 @@ describe.skipIf(!storeServerUrl)("the running server with STORE_DRIVER=wordpress
         STORE_DATABASE_URL: wp.url,
         STORE_TABLE_PREFIX: "wp_",
         STORE_UUID_META_KEY: UUID_KEY,
-        // Nobody is an admin by e-mail, so admin roles can only come from the shop's capabilities.
-        ADMIN_EMAILS: "nobody@example.invalid",
       },
     });
   }, 60_000);

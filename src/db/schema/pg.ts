@@ -168,9 +168,23 @@ export const userSession = pgTable(
     expiresAt: time("expires_at").notNull(),
     userAgent: text("user_agent"),
     clientAddress: text("client_address"),
+    // Roles and account state as last read from the store and the admin grants: the token's own
+    // roles claim grants nothing (DESIGN.md "Sessions and jobs").
+    isAdmin: bool("is_admin").notNull().default(false),
+    // A keyed digest of the account's password hash at login, never the hash: a changed hash ends
+    // the session. Rows from before it existed hold "", which no digest equals.
+    passwordStamp: text("password_stamp").notNull().default(""),
+    // When the store was last asked; the epoch for old rows makes their first use ask at once.
+    checkedAt: time("checked_at").notNull().default(sql`'epoch'`),
   },
   (t) => [index("user_session_user_idx").on(t.userUuid), index("user_session_expires_idx").on(t.expiresAt)],
 );
+
+// Admins an operator granted with `bun run admin grant`, beside the store's own administrators.
+export const adminGrant = pgTable("admin_grant", {
+  userUuid: text("user_uuid").primaryKey(),
+  grantedAt: time("granted_at").notNull(),
+});
 
 export const storeUserLink = pgTable(
   "store_user_link",
@@ -233,6 +247,7 @@ export const tables = {
   activation,
   apk,
   userSession,
+  adminGrant,
   storeUserLink,
   storeUser,
   storeUsermeta,

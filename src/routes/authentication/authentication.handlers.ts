@@ -42,6 +42,6 @@ export const logout: AppRouteHandler<typeof routes.logout> = async (c) => {
 };
 
 export const me: AppRouteHandler<typeof routes.me> = async (c) => {
-  const { user, roles } = await currentUser(c.get("deps"), c.get("principal"));
+  const { user, roles } = await currentUser(c.get("deps"), c.get("services"), c.get("principal"));
   return c.json(toUser(user, roles), 200);
 };

@@ -50,12 +50,13 @@ export async function runJourney(baseUrl: string, fixtures: Fixtures): Promise<J
   const as = (token: string): Client<paths> =>
     createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
 
-  // Register: the admin (listed in ADMIN_EMAILS) and a reader, who then logs in again.
+  // The admin (registered and granted by the operator beforehand) logs in; a reader registers
+  // and then logs in again.
   const admin = ok(
-    await anonymous.POST("/authentication/register", {
-      body: { email: fixtures.adminEmail, password: fixtures.password, firstName: "Ada" },
+    await anonymous.POST("/authentication/login", {
+      body: { email: fixtures.adminEmail, password: fixtures.password },
     }),
-    "register admin",
+    "log in admin",
   );
   const readerEmail = `reader-${crypto.randomUUID()}@example.com`;
   ok(

@@ -1,0 +1,63 @@
+// `bun run admin grant|revoke <email-or-login>` and `bun run admin list`: the only way to make an
+// admin besides the store's own roles. Same environment (and .env) as the server; safe to run
+// while it serves (SQLite in WAL mode, Postgres), and live sessions see the change at once.
+import { rolesFor } from "./auth/principal";
+import { loadConfigOrExit } from "./config";
+import { openDatabase } from "./db/client";
+import { systemClock } from "./lib/clock";
+import { AppError } from "./lib/problems";
+import { grantAdmin, listAdmins, revokeAdmin, UnknownUserError } from "./services/admin-grants";
+import { makeDataDirPrivate } from "./storage/private-data-dir";
+import type { StoreUser } from "./store/directory";
+import { openStore } from "./store/open-store";
+
+const USAGE = "usage: bun run admin grant <email-or-login> | revoke <email-or-login> | list";
+
+const [command, identifier, ...rest] = process.argv.slice(2);
+const needsUser = command === "grant" || command === "revoke";
+if (!(needsUser && identifier && rest.length === 0) && !(command === "list" && identifier === undefined)) {
+  console.error(USAGE);
+  process.exit(2);
+}
+
+const config = loadConfigOrExit();
+makeDataDirPrivate(config.dataDir);
+const database = await openDatabase(config.databaseUrl, { migrate: true });
+const store = await openStore(config, database.db, systemClock);
+const deps = { db: database.db, store, clock: systemClock };
+
+const describe = (user: StoreUser) => `${user.login} <${user.email}> (${user.uuid})`;
+const storeAdmin = (user: StoreUser | null) =>
+  user !== null && rolesFor(user.storeRoles, false).includes("admin");
+
+let exitCode = 0;
+try {
+  if (command === "grant") {
+    const { user, changed } = await grantAdmin(deps, identifier!);
+    console.log(`${changed ? "granted admin to" : "already granted:"} ${describe(user!)}`);
+  } else if (command === "revoke") {
+    const { user, userUuid, changed } = await revokeAdmin(deps, identifier!);
+    console.log(
+      `${changed ? "revoked the admin grant of" : "had no admin grant:"} ${user ? describe(user) : userUuid}`,
+    );
+    if (storeAdmin(user))
+      console.log("note: still an admin, by the store's role (administrator or shop manager)");
+  } else {
+    const admins = await listAdmins(deps);
+    if (admins.length === 0)
+      console.log("no admin grants (the store's administrators and shop managers are admins too)");
+    for (const { user, userUuid, grantedAt } of admins) {
+      const who = user ? describe(user) : `${userUuid} (no longer in the store)`;
+      console.log(`${who}  granted ${grantedAt.toISOString()}`);
+    }
+  }
+} catch (error) {
+  exitCode = 1;
+  if (error instanceof UnknownUserError || error instanceof AppError)
+    console.error(`bookdist admin: ${error.message}`);
+  else console.error(`bookdist admin: failed: ${error instanceof Error ? error.message : String(error)}`);
+} finally {
+  await store.close();
+  await database.close();
+}
+process.exit(exitCode);
