@@ -1,17 +1,9 @@
-// How the cluster test makes its admin. MERGE: today the only way is ADMIN_EMAILS in every
-// instance's environment; once `bun run admin grant <email>` exists (issue 13), switch to it:
-//   adminEnvironment = () => ({})
-//   grantAdmin = run ["bun", "run", "admin", "grant", email] with DATABASE_URL (and DATA_DIR) set,
-//   expecting exit code 0 — before the admin's first login, so its session reads the role fresh.
-// Nothing else in the cluster test knows how admins are made.
+// How the cluster test makes its admin: as an operator does, with `bun run admin grant <email>`
+// against the shared database, after the account registered and before its first login (so its
+// session reads the role fresh). Nothing else in the cluster test knows how admins are made.
+import { grantAdminWithCli } from "../helpers/admin-cli";
 
-/** Environment every instance starts with so that `email` is an admin. */
-export function adminEnvironment(email: string): Record<string, string> {
-  return { ADMIN_EMAILS: email };
+/** Grants admin to the registered account `email`. */
+export async function grantAdmin(email: string, env: { databaseUrl: string; dataDir: string }): Promise<void> {
+  await grantAdminWithCli(email, { DATABASE_URL: env.databaseUrl, DATA_DIR: env.dataDir });
 }
-
-/** Grants admin to the registered account `email`; with ADMIN_EMAILS there is nothing to do. */
-export async function grantAdmin(
-  _email: string,
-  _env: { databaseUrl: string; dataDir: string },
-): Promise<void> {}

@@ -16,7 +16,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { freePort } from "../helpers/spawn-server";
-import { adminEnvironment } from "./admin-grant";
 import { type Haproxy, startHaproxy } from "./haproxy";
 import { type ClusterEnvironment, type Instance, killAll, startInstance, waitHealthy } from "./instances";
 import { checkKillDuringBurst } from "./kill-during-burst";
@@ -54,7 +53,7 @@ const cluster: ClusterEnvironment = {
   dataDir,
   jwtSecret: `cluster-${crypto.randomUUID()}-${crypto.randomUUID()}`,
   shutdownGrace: `${SHUTDOWN_GRACE_MS / 1000}s`,
-  extra: adminEnvironment(ADMIN),
+  extra: {},
 };
 
 async function main(): Promise<void> {

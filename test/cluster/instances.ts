@@ -26,9 +26,8 @@ export function instanceEnvironment(cluster: ClusterEnvironment): Record<string,
     JWT_SECRET: cluster.jwtSecret,
     TRUSTED_PROXIES: "127.0.0.1",
     SHUTDOWN_GRACE: cluster.shutdownGrace,
-    // The cluster test is about instances, not throttles: without TRUSTED_PROXIES every client
-    // behind the balancer is one address, and 60 registrations would pass the hourly limit.
-    THROTTLE: "off",
+    // Throttles stay on: each reader sends its own X-Forwarded-For, which the instances believe
+    // from the balancer (TRUSTED_PROXIES), so 60 registrations are 60 client addresses.
     LOG_LEVEL: "warn",
     ...cluster.extra,
   };
