@@ -16,7 +16,10 @@ const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);
 
 try {
-  const database = await openDatabase(config.databaseUrl, { migrate: true });
+  const database = await openDatabase(config.databaseUrl, {
+    migrate: true,
+    poolMax: config.databasePoolMax,
+  });
   const store = await openStore(config, database.db, systemClock);
   const blobs = new BlobStore(join(config.dataDir, "blobs"));
   await blobs.init();

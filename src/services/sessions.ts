@@ -3,6 +3,7 @@ import type { Database } from "#db";
 import { type Principal, rolesFor } from "../auth/principal";
 import type { TokenSigner } from "../auth/tokens";
 import { type Config, SESSION_TOUCH_INTERVAL_MS } from "../config";
+import { isBusy } from "../db/busy";
 import {
   deleteSession,
   deleteSessionsOfUser,
@@ -67,8 +68,13 @@ export async function principalFromToken(
   if (!session || session.userUuid !== claims.sub) return null;
   if (session.expiresAt.getTime() <= now.getTime()) return null;
   if (session.lastSeenAt.getTime() + ctx.config.sessionIdleTimeoutMs <= now.getTime()) return null;
-  if (now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS)
-    await touchSession(ctx.db, session.id, now);
+  if (now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) {
+    // Best effort: while another process holds SQLite's write lock a read is still served, and
+    // the next request records the use (the idle timeout is at least two touch intervals).
+    await touchSession(ctx.db, session.id, now).catch((error: unknown) => {
+      if (!isBusy(error)) throw error;
+    });
+  }
   return {
     userUuid: claims.sub,
     storeUserId: session.storeUserId,
