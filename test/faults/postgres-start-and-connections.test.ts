@@ -130,6 +130,10 @@ describe("Postgres: start-up and connections", () => {
     // 53300), and the ones the server holds are ended.
     await admin.unsafe("ALTER ROLE limited CONNECTION LIMIT 0");
     await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'limited'`;
+    // The first requests may still meet the ended connections (57P01, connection closed);
+    // after them every request must open a new connection and be refused it.
+    await Promise.all(Array.from({ length: 5 }, () => fetch(`${server.url}/apk/active`)));
+    await Bun.sleep(200);
 
     const responses = await Promise.all(Array.from({ length: 5 }, () => fetch(`${server.url}/apk/active`)));
     for (const response of responses) {
