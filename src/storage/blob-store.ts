@@ -1,6 +1,7 @@
 // Content-addressed files: <root>/<first 2 hex>/<sha256>. A blob appears under its final name
 // only once it is complete, checked and on disk, so a crash never leaves a half file visible.
 import { randomUUID } from "node:crypto";
+import { existsSync, unlinkSync } from "node:fs";
 import {
   type FileHandle,
   mkdir,
@@ -188,6 +189,22 @@ export class BlobStore {
 
   async remove(sha256: string): Promise<void> {
     await rm(this.pathOf(sha256), { force: true });
+  }
+
+  /** Removes the blob's file at once (callable inside a SQLite transaction); false if it was gone. */
+  removeSync(sha256: string): boolean {
+    try {
+      unlinkSync(this.pathOf(sha256));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+      throw error;
+    }
+  }
+
+  /** Whether the blob's file is there, at once (callable inside a SQLite transaction). */
+  existsSync(sha256: string): boolean {
+    return existsSync(this.pathOf(sha256));
   }
 
   /** Removes temp files a crashed process left behind; young ones may belong to a running upload. */
