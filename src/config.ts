@@ -119,6 +119,7 @@ const EnvSchema = z
         "must start with sqlite:, postgres:// or postgresql://",
       )
       .optional(),
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
     STORE_DRIVER: z.enum(["embedded", "wordpress"]).default("embedded"),
     STORE_DATABASE_URL: z
       .string()
@@ -188,6 +189,8 @@ export interface Config {
   publicUrl: string | undefined;
   dataDir: string;
   databaseUrl: string;
+  /** Postgres connections per instance. */
+  databasePoolMax: number;
   storeDriver: "embedded" | "wordpress";
   storeDatabaseUrl: string | undefined;
   storeTablePrefix: string;
@@ -235,6 +238,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       publicUrl: e.PUBLIC_URL,
       dataDir,
       databaseUrl: e.DATABASE_URL ?? `sqlite:${resolve(dataDir, "bookdist.sqlite")}`,
+      databasePoolMax: e.DATABASE_POOL_MAX,
       storeDriver: e.STORE_DRIVER,
       storeDatabaseUrl: e.STORE_DATABASE_URL,
       storeTablePrefix: e.STORE_TABLE_PREFIX,

@@ -19,7 +19,10 @@ if (!makeDataDirPrivate(config.dataDir))
   logger.warn("DATA_DIR belongs to another user and stays readable by others: give it mode 0700");
 
 try {
-  const database = await openDatabase(config.databaseUrl, { migrate: true });
+  const database = await openDatabase(config.databaseUrl, {
+    migrate: true,
+    poolMax: config.databasePoolMax,
+  });
   const store = await openStore(config, database.db, systemClock);
   const blobs = new BlobStore(join(config.dataDir, "blobs"));
   await blobs.init();

@@ -88,7 +88,12 @@ export function defineRoute<const R extends Omit<RouteConfig, "middleware" | "se
     security: securityFor(level),
     "x-access-level": level,
     responses: {
-      ...errorResponses(...accessErrors(level), "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"),
+      ...errorResponses(
+        ...accessErrors(level),
+        "INTERNAL_ERROR",
+        "SERVICE_UNAVAILABLE",
+        "INSUFFICIENT_STORAGE",
+      ),
       ...route.responses,
     },
   } as R & { middleware: MiddlewareHandler<AppBindings>[] });

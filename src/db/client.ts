@@ -2,20 +2,19 @@ import { Database as SqliteConnection } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SQL } from "bun";
-import { sql } from "drizzle-orm";
 import { drizzle as drizzleBunSql } from "drizzle-orm/bun-sql";
-import { migrate as migratePostgres } from "drizzle-orm/bun-sql/migrator";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
-import { migrate as migrateSqlite } from "drizzle-orm/bun-sqlite/migrator";
 import type { Database } from "#db";
+import { migratePostgres, migrateSqlite, SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
 import * as pgSchema from "./schema/pg";
 import * as sqliteSchema from "./schema/sqlite";
 
-const migrationsRoot = new URL("../../drizzle/", import.meta.url).pathname;
-
 export interface DatabaseHandle {
   db: Database;
-  /** Cheap round trip for /health; throws when the database cannot be reached. */
+  /**
+   * For /health: throws when the database cannot be reached or cannot be written (another
+   * process holds SQLite's write lock, a read-only Postgres).
+   */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -25,7 +24,11 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** Observes every SQL statement (tests count queries with it). */
   onQuery?: (query: string) => void;
+  /** Postgres connections this process may open (DATABASE_POOL_MAX). */
+  poolMax?: number;
 }
+
+export const DEFAULT_POOL_MAX = 10;
 
 export function isPostgresUrl(url: string): boolean {
   return url.startsWith("postgres://") || url.startsWith("postgresql://");
@@ -49,7 +52,7 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const connection = new SqliteConnection(path, { create: true, strict: true });
   connection.exec("PRAGMA journal_mode = WAL");
-  connection.exec("PRAGMA busy_timeout = 5000");
+  connection.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   connection.exec("PRAGMA foreign_keys = ON");
   // WAL + NORMAL is durable against application crashes; only an OS crash may lose the last commits.
   connection.exec("PRAGMA synchronous = NORMAL");
@@ -58,7 +61,7 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
     schema: sqliteSchema.tables,
     logger: queryLogger(options.onQuery),
   });
-  if (options.migrate) migrateSqlite(orm, { migrationsFolder: `${migrationsRoot}sqlite` });
+  if (options.migrate) migrateSqlite(orm, path);
   // The repositories are typed against whichever dialect "#db" resolves to; at run time this
   // handle carries the SQLite builder, which offers the same calls.
   const db = { orm, tables: sqliteSchema.tables, dialect: "sqlite" } as unknown as Database;
@@ -66,6 +69,12 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
     db,
     async ping() {
       connection.query("SELECT 1").get();
+      // A transaction of ours in flight already holds the write lock (and a nested BEGIN fails).
+      if (connection.inTransaction) return;
+      // Taking the write lock and giving it back proves a write could be made; it waits at
+      // most the short busy timeout when another process holds the lock.
+      connection.exec("BEGIN IMMEDIATE");
+      connection.exec("ROLLBACK");
     },
     async close() {
       connection.close();
@@ -74,14 +83,17 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
 }
 
 async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  const client = new SQL(url, { max: 20, idleTimeout: 30, connectionTimeout: 5 });
+  if (options.migrate) await migratePostgres(url);
+  const max = options.poolMax ?? DEFAULT_POOL_MAX;
+  const client = new SQL(url, { max, idleTimeout: 30, connectionTimeout: 5 });
   const orm = drizzleBunSql({ client, schema: pgSchema.tables, logger: queryLogger(options.onQuery) });
-  if (options.migrate) await migratePostgres(orm, { migrationsFolder: `${migrationsRoot}pg` });
   const db = { orm, tables: pgSchema.tables, dialect: "postgres" } as unknown as Database;
   return {
     db,
     async ping() {
-      await orm.execute(sql`SELECT 1`);
+      // A standby (or a database switched to read-only) answers reads but takes no write.
+      const [row] = await client`SELECT current_setting('transaction_read_only') AS read_only`;
+      if (row?.read_only !== "off") throw new Error("database is read-only");
     },
     async close() {
       await client.close({ timeout: 5 });

@@ -58,10 +58,24 @@ const unavailableCodes = new Set([
 /** True when the database (or store) could not be reached or is shutting down: answer 503. */
 export function isUnavailable(error: unknown): boolean {
   for (const e of causes(error)) {
-    if (unavailableCodes.has(String(e.code ?? ""))) return true;
-    // Postgres: 57P01 admin shutdown, 57P03 cannot connect now, 08xxx connection exceptions.
+    const code = String(e.code ?? "");
+    if (unavailableCodes.has(code) || code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+      return true;
+    // Postgres: 53300 too many connections (server or role limit), 57P01 admin shutdown,
+    // 57P03 cannot connect now, 08xxx connection exceptions.
     const errno = String(e.errno ?? "");
-    if (errno === "57P01" || errno === "57P03" || errno.startsWith("08")) return true;
+    if (errno === "53300" || errno === "57P01" || errno === "57P03" || errno.startsWith("08")) return true;
+  }
+  return false;
+}
+
+/** True when the data volume or the database has no room left: answer 507 and raise the alarm. */
+export function isStorageFull(error: unknown): boolean {
+  for (const e of causes(error)) {
+    const code = String(e.code ?? "");
+    // ENOSPC/EDQUOT from the file system, SQLITE_FULL from bun:sqlite; Postgres 53100 disk_full.
+    if (code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL") return true;
+    if (String(e.errno ?? "") === "53100") return true;
   }
   return false;
 }

@@ -1,4 +1,5 @@
 import type { Database } from "#db";
+import { retryWhileBusy } from "./busy";
 
 // One SQLite connection serves the whole process, so transactions must not overlap: a second
 // BEGIN on the same connection fails. This queue lets one transaction run at a time.
@@ -8,7 +9,8 @@ let sqliteQueue: Promise<unknown> = Promise.resolve();
  * Runs `work` in one transaction and rolls it back if `work` throws.
  *
  * Drizzle's bun-sqlite `transaction()` does not roll back an async callback, so on SQLite this
- * issues BEGIN IMMEDIATE / COMMIT / ROLLBACK itself. On SQLite `work` must only touch the
+ * issues BEGIN IMMEDIATE / COMMIT / ROLLBACK itself, waiting asynchronously (db/busy.ts) while
+ * another process holds the write lock. On SQLite `work` must only touch the
  * database: any other I/O inside it would let other requests' queries run in the transaction.
  */
 export async function withTransaction<T>(db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
@@ -51,7 +53,8 @@ function statementsOf(db: Database): TransactionStatements {
 
 async function runSqliteTransaction<T>(db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
   const { begin, commit, rollback } = statementsOf(db);
-  begin.run();
+  // Another process may hold the write lock: wait for it without blocking the event loop.
+  await retryWhileBusy(() => begin.run());
   try {
     const result = await work(db);
     commit.run();

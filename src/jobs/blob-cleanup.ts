@@ -1,7 +1,7 @@
-import { eq, lte } from "drizzle-orm";
 import type { Database } from "#db";
-import { constraintViolation } from "../db/errors";
+import { withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
+import { blobRecorded, claimUnreferencedBlobs, lockBlob, recordedBlobs } from "../repositories/blobs";
 import type { BlobStore } from "../storage/blob-store";
 
 /** Uploads in flight are younger than this; nothing younger is ever removed. */
@@ -10,7 +10,13 @@ export const BLOB_GRACE_MS = 60 * 60 * 1000;
 /**
  * Removes files that no record refers to: blob rows without a reference, files without a row,
  * and temp files of crashed uploads — all only once older than an hour, so that an upload in
- * flight (file written, row not yet pointed at it) is never touched. Idempotent.
+ * flight (file written, row not yet pointed at it) is never touched.
+ *
+ * Several instances may run it at once: rows are claimed by one DELETE … RETURNING, so each is
+ * removed and reported by one run only; a file is removed only under its blob's lock and only
+ * while no row names it, and an upload registers the blob under the same lock and checks that
+ * the file is still there (services/files.ts), so a re-upload of the same bytes never ends up
+ * pointing at a removed file.
  */
 export async function cleanupBlobs(deps: {
   db: Database;
@@ -20,45 +26,29 @@ export async function cleanupBlobs(deps: {
   const { db, blobs } = deps;
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - BLOB_GRACE_MS);
-  const { blob } = db.tables;
 
-  const referenced = await referencedBlobs(db);
-  let rows = 0;
-  for (const row of await db.orm
-    .select({ sha256: blob.sha256 })
-    .from(blob)
-    .where(lte(blob.createdAt, cutoff))) {
-    if (referenced.has(row.sha256)) continue;
-    try {
-      await db.orm.delete(blob).where(eq(blob.sha256, row.sha256));
-      rows++;
-    } catch (error) {
-      // A record started pointing at it meanwhile; the foreign key kept it, and so do we.
-      if (constraintViolation(error) !== "foreign-key") throw error;
-    }
-  }
-
-  const known = new Set((await db.orm.select({ sha256: blob.sha256 }).from(blob)).map((row) => row.sha256));
+  const claimed = await claimUnreferencedBlobs(db, cutoff);
   let files = 0;
+  for (const sha256 of claimed) if (await removeUnrecordedFile(db, blobs, sha256)) files++;
+
+  // Files that never got a row (an upload refused after it was stored, a crash in between).
+  const recorded = await recordedBlobs(db);
   for await (const file of blobs.listBlobs()) {
-    if (known.has(file.sha256) || file.mtimeMs > cutoff.getTime()) continue;
-    await blobs.remove(file.sha256);
-    files++;
+    if (recorded.has(file.sha256) || file.mtimeMs > cutoff.getTime()) continue;
+    if (await removeUnrecordedFile(db, blobs, file.sha256)) files++;
   }
   const tempFiles = await blobs.removeStaleTempFiles(BLOB_GRACE_MS, now);
-  return { rows, files, tempFiles };
+  return { rows: claimed.length, files, tempFiles };
 }
 
-async function referencedBlobs(db: Database): Promise<Set<string>> {
-  const { book, bookVersion, apk } = db.tables;
-  const [covers, archives, apkFiles] = await Promise.all([
-    db.orm.select({ sha256: book.coverSha256 }).from(book),
-    db.orm.select({ sha256: bookVersion.archiveSha256 }).from(bookVersion),
-    db.orm.select({ sha256: apk.fileSha256 }).from(apk),
-  ]);
-  return new Set(
-    [...covers, ...archives, ...apkFiles]
-      .map((row) => row.sha256)
-      .filter((sha): sha is string => sha !== null),
-  );
+/**
+ * Removes the blob's file unless a row names it (again), under the blob's lock; true when this
+ * call removed it. The removal is synchronous: on SQLite nothing else may run in the transaction.
+ */
+function removeUnrecordedFile(db: Database, blobs: BlobStore, sha256: string): Promise<boolean> {
+  return withTransaction(db, async (tx) => {
+    await lockBlob(tx, sha256);
+    if (await blobRecorded(tx, sha256)) return false;
+    return blobs.removeSync(sha256);
+  });
 }

@@ -1,7 +1,7 @@
 // The one mapper from anything thrown to the problem+json of API.md §2.
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { constraintViolation, isUnavailable } from "../db/errors";
+import { constraintViolation, isStorageFull, isUnavailable } from "../db/errors";
 import { AppError, problemResponse } from "./problems";
 import type { AppBindings } from "./types";
 
@@ -28,10 +28,15 @@ export function toAppError(error: unknown): AppError | null {
     default:
       break;
   }
+  if (isStorageFull(error)) {
+    return new AppError("INSUFFICIENT_STORAGE", "The service has no storage space left; try again later.", {
+      headers: { "Retry-After": "60" },
+    });
+  }
   if (isUnavailable(error)) {
     return new AppError(
       "SERVICE_UNAVAILABLE",
-      "The database is not reachable right now; try again shortly.",
+      "The database is not reachable or busy right now; try again shortly.",
       {
         headers: { "Retry-After": "5" },
       },
@@ -66,7 +71,10 @@ export function handleError(error: unknown, c: Context<AppBindings>): Response {
   const requestId = c.get("requestId");
   const known = toAppError(error);
   if (known) {
-    if (known.status >= 500) c.get("deps").logger.warn("request failed", { requestId, code: known.code });
+    const { logger } = c.get("deps");
+    // A full volume needs an operator: one line that alarms can match, without the path.
+    if (known.code === "INSUFFICIENT_STORAGE") logger.error("storage full", { requestId, alarm: "storage" });
+    else if (known.status >= 500) logger.warn("request failed", { requestId, code: known.code });
     return problemResponse(c, known);
   }
   // Unexpected: the stack goes to the log with the request id; the client gets only the id.

@@ -22,11 +22,12 @@ export const errorCodes = [
   "TOO_MANY_REQUESTS",
   "INTERNAL_ERROR",
   "SERVICE_UNAVAILABLE",
+  "INSUFFICIENT_STORAGE",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
 
-export type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 416 | 429 | 500 | 503;
+export type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 416 | 429 | 500 | 503 | 507;
 
 export function statusOf(code: ErrorCode): ProblemStatus {
   switch (code) {
@@ -62,6 +63,8 @@ export function statusOf(code: ErrorCode): ProblemStatus {
       return 500;
     case "SERVICE_UNAVAILABLE":
       return 503;
+    case "INSUFFICIENT_STORAGE":
+      return 507;
     default: {
       const unhandled: never = code;
       throw new Error(`no status for ${String(unhandled)}`);
@@ -90,6 +93,7 @@ const titles: Record<ErrorCode, string> = {
   TOO_MANY_REQUESTS: "Too Many Requests",
   INTERNAL_ERROR: "Internal Server Error",
   SERVICE_UNAVAILABLE: "Service Unavailable",
+  INSUFFICIENT_STORAGE: "Insufficient Storage",
 };
 
 export function titleOf(code: ErrorCode): string {
@@ -117,7 +121,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: ProblemStatus;
   readonly errors: FieldError[] | undefined;
-  /** Extra response headers, e.g. Allow for 405 or Retry-After for 429/503. */
+  /** Extra response headers, e.g. Allow for 405 or Retry-After for 429/503/507. */
   readonly headers: Record<string, string>;
 
   constructor(

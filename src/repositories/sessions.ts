@@ -1,12 +1,14 @@
 import { and, eq, lte, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { retryWhileBusy } from "../db/busy";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
 
 export type SessionRow = Database["tables"]["userSession"]["$inferSelect"];
 export type NewSession = Database["tables"]["userSession"]["$inferInsert"];
 
 export async function insertSession(db: Database, session: NewSession): Promise<void> {
-  await db.orm.insert(db.tables.userSession).values(session);
+  // A login waits a moment for another process's SQLite lock rather than failing at once.
+  await retryWhileBusy(() => db.orm.insert(db.tables.userSession).values(session));
 }
 
 // Every authenticated request looks its session up: prepared, so the SQL is built only once.

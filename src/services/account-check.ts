@@ -5,6 +5,7 @@
 import type { Database } from "#db";
 import { sessionStampOf } from "../auth/password-stamp";
 import { type Role, rolesFor } from "../auth/principal";
+import { isBusy } from "../db/busy";
 import type { Logger } from "../lib/logger";
 import { AppError } from "../lib/problems";
 import { hasAdminGrant } from "../repositories/admin-grants";
@@ -63,7 +64,11 @@ export class AccountCheck {
       return "ended";
     }
     const isAdmin = (await this.rolesOf(user)).includes("admin");
-    await markSessionChecked(this.deps.db, session.id, now, isAdmin);
+    // Best effort: while another process holds SQLite's write lock the request is still served
+    // from what was just read, and the next request records the check.
+    await markSessionChecked(this.deps.db, session.id, now, isAdmin).catch((error: unknown) => {
+      if (!isBusy(error)) throw error;
+    });
     return { isAdmin };
   }
 

@@ -9,6 +9,7 @@ import { withTransaction } from "../db/transaction";
 import { AppError, notFound } from "../lib/problems";
 import * as apks from "../repositories/apks";
 import type { ApkMetadata } from "../storage/apk-metadata";
+import type { BlobStore } from "../storage/blob-store";
 import { recordBlob } from "./files";
 
 export interface ApkInputValue extends apks.ApkFields {
@@ -162,6 +163,7 @@ export async function attachApkFile(
   upload: ApkUpload,
   options: { allowSignerChange: boolean },
   now: Date,
+  blobs: BlobStore,
 ): Promise<apks.ApkRow> {
   const { metadata } = upload;
   return withTransaction(db, async (tx) => {
@@ -178,7 +180,7 @@ export async function attachApkFile(
       const current = await apks.findActiveApk(tx, apk.kind);
       if (current && current.id !== apk.id) assertSameLineage(current, metadata, "The uploaded APK");
     }
-    await recordBlob(tx, upload.sha256, upload.size, now);
+    await recordBlob(tx, blobs, upload.sha256, upload.size, now);
     const updated = await apks.updateApk(
       tx,
       id,

@@ -4,10 +4,12 @@ import type { Database } from "#db";
 import { withTransaction } from "../db/transaction";
 import type { Deps } from "../lib/deps";
 import { type FileToSend, fileResponse } from "../lib/file-response";
-import { notFound } from "../lib/problems";
+import { AppError, notFound } from "../lib/problems";
+import { insertBlob, lockBlob } from "../repositories/blobs";
 import { type BookVersionRow, updateBookVersion } from "../repositories/book-versions";
 import { type BookRow, updateBook } from "../repositories/books";
 import { type InspectedApk, inspectApkMetadata } from "../storage/apk-metadata";
+import type { BlobStore } from "../storage/blob-store";
 import { inspectPng, inspectZip, type ZipDirectory } from "../storage/file-types";
 import { type ReceivedUpload, receiveUpload } from "../storage/uploads";
 
@@ -47,9 +49,31 @@ export function receiveFile<K extends UploadKind>(
   });
 }
 
-/** Registers a stored blob (identical uploads share one row); call inside the record's transaction. */
-export async function recordBlob(db: Database, sha256: string, size: number, now: Date): Promise<void> {
-  await db.orm.insert(db.tables.blob).values({ sha256, size, createdAt: now }).onConflictDoNothing();
+/**
+ * Registers a stored blob (identical uploads share one row); call inside the transaction that
+ * points the record at it. Under the blob's lock, so the cleanup job cannot remove the file
+ * between this check and the commit; if it removed the file since this upload stored it (the
+ * same bytes were an unused blob until now), the request fails with a 503 and nothing names
+ * the missing file. Sending the file again stores it afresh.
+ */
+export async function recordBlob(
+  db: Database,
+  blobs: BlobStore,
+  sha256: string,
+  size: number,
+  now: Date,
+): Promise<void> {
+  await lockBlob(db, sha256);
+  await insertBlob(db, sha256, size, now);
+  if (!blobs.existsSync(sha256)) {
+    throw new AppError(
+      "SERVICE_UNAVAILABLE",
+      "The file was removed while it was being stored; send it again.",
+      {
+        headers: { "Retry-After": "1" },
+      },
+    );
+  }
 }
 
 /** Points the book at its new cover (the blob registered in the same transaction); 404 if it is gone. */
@@ -58,8 +82,9 @@ export function attachCover(
   bookId: number,
   file: ReceivedUpload<Inspected["cover"]>,
   now: Date,
+  blobs: BlobStore,
 ): Promise<BookRow> {
-  return attachBlob(db, file, now, `Book ${bookId}`, (tx) =>
+  return attachBlob(db, blobs, file, now, `Book ${bookId}`, (tx) =>
     updateBook(
       tx,
       bookId,
@@ -81,8 +106,9 @@ export function attachArchive(
   versionId: number,
   file: ReceivedUpload<Inspected["archive"]>,
   now: Date,
+  blobs: BlobStore,
 ): Promise<BookVersionRow> {
-  return attachBlob(db, file, now, `Book version ${versionId}`, (tx) =>
+  return attachBlob(db, blobs, file, now, `Book version ${versionId}`, (tx) =>
     updateBookVersion(
       tx,
       versionId,
@@ -103,13 +129,14 @@ export function attachArchive(
  */
 function attachBlob<Row>(
   db: Database,
+  blobs: BlobStore,
   file: { sha256: string; size: number },
   now: Date,
   what: string,
   point: (tx: Database) => Promise<Row | undefined>,
 ): Promise<Row> {
   return withTransaction(db, async (tx) => {
-    await recordBlob(tx, file.sha256, file.size, now);
+    await recordBlob(tx, blobs, file.sha256, file.size, now);
     const updated = await point(tx);
     if (!updated) throw notFound(what);
     return updated;

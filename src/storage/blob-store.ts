@@ -1,8 +1,19 @@
 // Content-addressed files: <root>/<first 2 hex>/<sha256>. A blob appears under its final name
 // only once it is complete, checked and on disk, so a crash never leaves a half file visible.
 import { randomUUID } from "node:crypto";
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
-import { hostname } from "node:os";
+import { existsSync, unlinkSync } from "node:fs";
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  stat,
+  statfs,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { join } from "node:path";
 import { AppError } from "../lib/problems";
 
@@ -30,23 +41,25 @@ const SHA256 = /^[0-9a-f]{64}$/;
 const SHARD = /^[0-9a-f]{2}$/;
 const TEMP_SUFFIX = ".part";
 /**
- * Temp files are named `<pid>@<host>.<uuid>.part`, so that a restarted server can tell the
- * leftovers of a killed process on this machine from uploads still running in another process
- * (several instances may share one blob volume).
+ * Temp files are named `<instance id>.<uuid>.part`, the instance id being random per process.
+ * Whose a file is does not decide whether it may go: its lease does. The upload writing it
+ * touches it every few seconds (LEASE_REFRESH_MS), so a temp file untouched for TEMP_LEASE_MS
+ * belongs to no running upload, on this machine or any other sharing the volume, whatever PID
+ * namespaces they run in (a pid says nothing across containers).
  */
-const TEMP_OWNER = `${process.pid}@${hostname().replace(/[^A-Za-z0-9.-]/g, "_")}`;
-const OWNED_TEMP = /^(\d+)@(.+)\.[0-9a-f-]{36}\.part$/;
-/** This process's start: a temp file of our own pid older than that is from an earlier incarnation. */
-const PROCESS_STARTED_MS = performance.timeOrigin;
+export const INSTANCE_ID = randomUUID();
+const LEASE_REFRESH_MS = 5_000;
+export const TEMP_LEASE_MS = 2 * 60 * 1000;
+/** /health calls the volume full below this: an upload or the database's next pages need room. */
+const MIN_FREE_BYTES = 1024 * 1024;
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, it is just not ours to signal.
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
-  }
+/** Keeps a temp file's lease alive (its mtime fresh) until the returned function is called. */
+function holdLease(path: string): () => void {
+  const timer = setInterval(() => {
+    const now = new Date();
+    utimes(path, now, now).catch(() => {});
+  }, LEASE_REFRESH_MS);
+  return () => clearInterval(timer);
 }
 
 /** Reads a web stream through its reader so that stopping early cancels it (the client's upload). */
@@ -124,8 +137,9 @@ export class BlobStore {
    * On any failure the temp file is removed and the error is rethrown.
    */
   async write<T = undefined>(source: ByteSource, options: WriteOptions<T>): Promise<WrittenBlob<T>> {
-    const tempPath = join(this.tempDir, `${TEMP_OWNER}.${randomUUID()}${TEMP_SUFFIX}`);
+    const tempPath = join(this.tempDir, `${INSTANCE_ID}.${randomUUID()}${TEMP_SUFFIX}`);
     const handle = await open(tempPath, "wx");
+    const releaseLease = holdLease(tempPath);
     let handleOpen = true;
     try {
       const hasher = new Bun.CryptoHasher("sha256");
@@ -168,11 +182,29 @@ export class BlobStore {
       if (handleOpen) await handle.close().catch(() => {});
       await rm(tempPath, { force: true }).catch(() => {});
       throw error;
+    } finally {
+      releaseLease();
     }
   }
 
   async remove(sha256: string): Promise<void> {
     await rm(this.pathOf(sha256), { force: true });
+  }
+
+  /** Removes the blob's file at once (callable inside a SQLite transaction); false if it was gone. */
+  removeSync(sha256: string): boolean {
+    try {
+      unlinkSync(this.pathOf(sha256));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+      throw error;
+    }
+  }
+
+  /** Whether the blob's file is there, at once (callable inside a SQLite transaction). */
+  existsSync(sha256: string): boolean {
+    return existsSync(this.pathOf(sha256));
   }
 
   /** Removes temp files a crashed process left behind; young ones may belong to a running upload. */
@@ -191,26 +223,24 @@ export class BlobStore {
   }
 
   /**
-   * Removes the temp files of uploads that a process on this machine left behind when it was
-   * killed (they never became blobs). Run at start-up, so a crash leaves nothing for an hour;
-   * files of live processes and of other machines wait for removeStaleTempFiles.
+   * Removes temp files whose lease ran out: uploads cut off by a crash or SIGKILL (they never
+   * became blobs). Run at start-up, so a crash leaves little behind; a live upload's file, of any
+   * instance, is always younger than the lease.
    */
-  async removeOrphanedTempFiles(): Promise<number> {
-    const [ownPid, ownHost] = TEMP_OWNER.split("@") as [string, string];
-    let removed = 0;
-    for (const name of await readdirOrEmpty(this.tempDir)) {
-      const owner = OWNED_TEMP.exec(name);
-      if (!owner || owner[2] !== ownHost) continue;
-      const path = join(this.tempDir, name);
-      if (owner[1] === ownPid) {
-        // Our pid, reused (a container's pid 1): only a file from before this process started.
-        const info = await stat(path).catch(() => null);
-        if (!info?.isFile() || info.mtimeMs >= PROCESS_STARTED_MS) continue;
-      } else if (processAlive(Number(owner[1]))) continue;
-      await rm(path, { force: true });
-      removed++;
-    }
-    return removed;
+  removeOrphanedTempFiles(now: Date = new Date()): Promise<number> {
+    return this.removeStaleTempFiles(TEMP_LEASE_MS, now);
+  }
+
+  /**
+   * For /health: the volume has room left and takes a small write. Throws (ENOSPC, EROFS, …)
+   * otherwise.
+   */
+  async probeStorage(): Promise<void> {
+    const volume = await statfs(this.root);
+    if (volume.bavail * volume.bsize < MIN_FREE_BYTES) throw new Error("the data volume is nearly full");
+    const probe = join(this.tempDir, `${INSTANCE_ID}.health`);
+    await writeFile(probe, "ok");
+    await rm(probe, { force: true });
   }
 
   /** Every published blob; temp files and anything else in the tree are skipped. */

@@ -213,7 +213,7 @@ describe("HTTP core", () => {
   test("health reports the database and the store", async () => {
     const response = await t.call("GET", "/health");
     expect(response.status).toBe(200);
-    expect(await bodyOf(response)).toEqual({ status: "ok", database: "ok", store: "ok" });
+    expect(await bodyOf(response)).toEqual({ status: "ok", database: "ok", store: "ok", storage: "ok" });
   });
 
   test("database constraint errors map to CONFLICT and VALIDATION_FAILED", async () => {

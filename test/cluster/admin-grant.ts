@@ -4,6 +4,9 @@
 import { grantAdminWithCli } from "../helpers/admin-cli";
 
 /** Grants admin to the registered account `email`. */
-export async function grantAdmin(email: string, env: { databaseUrl: string; dataDir: string }): Promise<void> {
+export async function grantAdmin(
+  email: string,
+  env: { databaseUrl: string; dataDir: string },
+): Promise<void> {
   await grantAdminWithCli(email, { DATABASE_URL: env.databaseUrl, DATA_DIR: env.dataDir });
 }

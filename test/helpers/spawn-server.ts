@@ -29,9 +29,11 @@ export async function spawnServer(options: {
   port?: number;
   /** Wait until /health answers 200 (default true). */
   waitHealthy?: boolean;
+  /** A command the server runs under, e.g. ["unshare", "--pid", "--fork"]. */
+  wrapper?: string[];
 }): Promise<SpawnedServer> {
   const port = options.port ?? freePort();
-  const child = Bun.spawn(["bun", "src/index.ts"], {
+  const child = Bun.spawn([...(options.wrapper ?? []), "bun", "src/index.ts"], {
     cwd: projectRoot,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",

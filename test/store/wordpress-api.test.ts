@@ -118,7 +118,12 @@ describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
   test("GET /health is 200 with the store ok", async () => {
     const response = await t.call("GET", "/health");
     expect(response.status).toBe(200);
-    expect(Health.parse(await bodyOf(response))).toEqual({ status: "ok", database: "ok", store: "ok" });
+    expect(Health.parse(await bodyOf(response))).toEqual({
+      status: "ok",
+      database: "ok",
+      store: "ok",
+      storage: "ok",
+    });
   });
 });
 
@@ -156,6 +161,7 @@ describe("the app over a WordPress shop that is down", () => {
       status: "unavailable",
       database: "ok",
       store: "unavailable",
+      storage: "ok",
     });
   });
 });

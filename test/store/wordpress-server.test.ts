@@ -45,7 +45,12 @@ describe.skipIf(!storeServerUrl)("the running server with STORE_DRIVER=wordpress
   test("GET /health reports the shop's database as the store", async () => {
     const response = await fetch(`${server.url}/health`);
     expect(response.status).toBe(200);
-    expect(Health.parse(await response.json())).toEqual({ status: "ok", database: "ok", store: "ok" });
+    expect(Health.parse(await response.json())).toEqual({
+      status: "ok",
+      database: "ok",
+      store: "ok",
+      storage: "ok",
+    });
   });
 
   test.each(fixtureLogins)("POST /authentication/login as $name → 200 with roles $roles", async (fixture) => {

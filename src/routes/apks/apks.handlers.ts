@@ -124,6 +124,7 @@ export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => 
     { sha256: file.sha256, size: file.size, filename: file.filename, metadata: file.inspected },
     { allowSignerChange: allowSignerChange === "true" },
     deps.clock.now(),
+    deps.blobs,
   );
   return respondResource(c, toApk(apk), (base) => apkLinks(apk, base)) as never;
 };

@@ -98,7 +98,7 @@ export const uploadArchive: AppRouteHandler<typeof routes.uploadArchive> = async
   const { id } = c.req.valid("param");
   await service.getBookVersion(deps.db, id); // 404 before the body is read
   const file = await receiveFile(deps, c.req.raw, "archive");
-  const version = await attachArchive(deps.db, id, file, deps.clock.now());
+  const version = await attachArchive(deps.db, id, file, deps.clock.now(), deps.blobs);
   return respondResource(c, toBookVersion(version), (base) => bookVersionLinks(version, base)) as never;
 };
 

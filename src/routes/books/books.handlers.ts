@@ -83,6 +83,6 @@ export const uploadCover: AppRouteHandler<typeof routes.uploadCover> = async (c)
   const { id } = c.req.valid("param");
   await service.getBook(deps.db, id); // 404 before the body is read
   const file = await receiveFile(deps, c.req.raw, "cover");
-  const book = await attachCover(deps.db, id, file, deps.clock.now());
+  const book = await attachCover(deps.db, id, file, deps.clock.now(), deps.blobs);
   return respondResource(c, toBook(book), (base) => bookLinks(book, base)) as never;
 };

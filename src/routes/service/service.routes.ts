@@ -5,8 +5,13 @@ import { jsonContent } from "../../lib/openapi";
 export const Health = z
   .object({
     status: z.enum(["ok", "unavailable"]).openapi({ example: "ok" }),
-    database: z.enum(["ok", "unavailable"]).openapi({ example: "ok" }),
+    database: z
+      .enum(["ok", "unavailable"])
+      .openapi({ example: "ok", description: "The database can be reached and written" }),
     store: z.enum(["ok", "unavailable"]).openapi({ example: "ok" }),
+    storage: z
+      .enum(["ok", "unavailable"])
+      .openapi({ example: "ok", description: "The data volume is writable and not full" }),
   })
   .openapi("Health");
 
@@ -18,6 +23,6 @@ export const health = defineRoute("public", {
   tags: ["Service"],
   responses: {
     200: jsonContent(Health, "Everything is reachable"),
-    503: jsonContent(Health, "The database or the store is not reachable"),
+    503: jsonContent(Health, "The database, the store or the data volume is not usable"),
   },
 });

@@ -1,0 +1,127 @@
+// Another process holds SQLite's write lock (the sqlite3 shell, a backup): the server keeps
+// serving — /health answers at once and says the database cannot be written, writes answer 503
+// with Retry-After after a short wait instead of freezing the process, reads go on (WAL) — and
+// once the lock is released everything works again.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
+
+const ADMIN = "lock-admin@example.com";
+const PASSWORD = "correct horse battery staple";
+
+let server: SpawnedServer;
+let dataDir: string;
+let token: string;
+let bookId: number;
+
+/** A second process that takes the write lock with BEGIN EXCLUSIVE and holds it until its stdin closes. */
+async function holdExclusiveLock(path: string): Promise<Subprocess<"pipe", "pipe", "inherit">> {
+  const script = `
+    import { Database } from "bun:sqlite";
+    const db = new Database(${JSON.stringify(path)});
+    db.exec("BEGIN EXCLUSIVE");
+    console.log("locked");
+    for await (const _ of Bun.stdin.stream()) {}
+    db.exec("ROLLBACK");
+    db.close();
+  `;
+  const child = Bun.spawn(["bun", "-e", script], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const reader = child.stdout.getReader();
+  const { value } = await reader.read();
+  expect(new TextDecoder().decode(value)).toContain("locked");
+  reader.releaseLock();
+  return child;
+}
+
+async function timed(request: () => Promise<Response>): Promise<{ response: Response; ms: number }> {
+  const started = performance.now();
+  const response = await request();
+  await response.arrayBuffer().catch(() => {});
+  return { response, ms: performance.now() - started };
+}
+
+const login = () =>
+  fetch(`${server.url}/authentication/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
+  });
+const readBook = () =>
+  fetch(`${server.url}/book/${bookId}`, { headers: { Authorization: `Bearer ${token}` } });
+const renameBook = (title: string) =>
+  fetch(`${server.url}/book/${bookId}`, {
+    method: "PUT",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ title }),
+  });
+
+describe("SQLite locked by another process", () => {
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "bookdist-lock-"));
+    server = await spawnServer({ dataDir, env: { ADMIN_EMAILS: ADMIN } });
+    const registered = await fetch(`${server.url}/authentication/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
+    });
+    expect(registered.status).toBe(201);
+    token = ((await registered.json()) as { token: string }).token;
+    const book = await fetch(`${server.url}/book`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ title: "Locked" }),
+    });
+    expect(book.status).toBe(201);
+    bookId = ((await book.json()) as { id: number }).id;
+  }, 60_000);
+
+  afterAll(async () => {
+    server?.kill("SIGKILL");
+    await server?.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("health, writes and reads while locked; all well once released", async () => {
+    const holder = await holdExclusiveLock(join(dataDir, "bookdist.sqlite"));
+    try {
+      const health = await timed(() => fetch(`${server.url}/health`));
+      expect(health.ms).toBeLessThan(1000);
+      expect(health.response.status).toBe(503);
+      expect(health.response.headers.get("retry-after")).not.toBeNull();
+      const body = await (await fetch(`${server.url}/health`)).json();
+      expect(body).toMatchObject({ status: "unavailable", database: "unavailable" });
+
+      // A write and a login (which writes a session) wait a little, then give up with 503.
+      const [write, loggedIn, probe] = await Promise.all([
+        timed(() => renameBook("Changed while locked")),
+        timed(login),
+        // Meanwhile the process keeps answering: the waits above do not block its event loop.
+        (async () => {
+          await Bun.sleep(300);
+          return timed(() => fetch(`${server.url}/health`));
+        })(),
+      ]);
+      for (const { response, ms } of [write, loggedIn]) {
+        expect(response.status).toBe(503);
+        expect(response.headers.get("retry-after")).not.toBeNull();
+        expect(ms).toBeLessThan(4000);
+      }
+      expect(probe.ms).toBeLessThan(1000);
+
+      // Reads go on: WAL lets readers past a writer.
+      const read = await timed(readBook);
+      expect(read.response.status).toBe(200);
+      expect(read.ms).toBeLessThan(1000);
+    } finally {
+      holder.stdin.end();
+      await holder.exited;
+    }
+
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    expect((await login()).status).toBe(200);
+    expect((await renameBook("Changed after the lock")).status).toBe(200);
+  }, 60_000);
+});

@@ -1,0 +1,140 @@
+// The blob cleanup run by several instances at once: every removed row and file is reported by
+// one run only, and a re-upload of an unused blob's bytes while a run removes it never leaves a
+// record pointing at a missing file. Real database (SQLite, or Postgres with TEST_DATABASE_URL).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
+import type { Clock } from "../../src/lib/clock";
+import { insertBook } from "../../src/repositories/books";
+import { attachCover } from "../../src/services/files";
+import { type BlobInfo, BlobStore } from "../../src/storage/blob-store";
+import { createTestDatabase, type TestDatabase } from "../helpers/databases";
+
+let database: TestDatabase;
+let dir: string;
+/** Two hours ahead: every blob made now is past the cleanup's grace. */
+const later: Clock = { now: () => new Date(Date.now() + 2 * 3_600_000) };
+
+async function storeBlob(blobs: BlobStore, text: string): Promise<{ sha256: string; size: number }> {
+  const bytes = new TextEncoder().encode(text);
+  const written = await blobs.write(
+    (async function* () {
+      yield bytes;
+    })(),
+    { maxBytes: 1024 },
+  );
+  return { sha256: written.sha256, size: written.size };
+}
+
+/** An upload of `text` as the cover of a new book, as the route does it: store, then attach. */
+async function uploadCover(blobs: BlobStore, text: string) {
+  const db = database.handle.db;
+  const book = await insertBook(
+    db,
+    { title: text, author: null, isbn: null, description: null, language: null },
+    new Date(),
+  );
+  const file = await storeBlob(blobs, text);
+  const cover = { ...file, filename: "cover.png", inspected: { width: 1, height: 1 } };
+  return { bookId: book.id, attached: attachCover(db, book.id, cover, new Date(), blobs) };
+}
+
+async function unusedBlob(blobs: BlobStore, text: string): Promise<string> {
+  const { sha256, size } = await storeBlob(blobs, text);
+  const { blob } = database.handle.db.tables;
+  await database.handle.db.orm.insert(blob).values({ sha256, size, createdAt: new Date() });
+  return sha256;
+}
+
+describe("blob cleanup", () => {
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dir = mkdtempSync(join(tmpdir(), "bookdist-cleanup-"));
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("two runs at once report each removed row and file once in total", async () => {
+    const blobs = new BlobStore(join(dir, "concurrent"));
+    await blobs.init();
+    const unused = await Promise.all(Array.from({ length: 20 }, (_, i) => unusedBlob(blobs, `unused ${i}`)));
+    // Files without a row too (an upload refused after it was stored).
+    for (let i = 0; i < 5; i++) await storeBlob(blobs, `row-less ${i}`);
+
+    const deps = { db: database.handle.db, blobs, clock: later };
+    const runs = await Promise.all([cleanupBlobs(deps), cleanupBlobs(deps), cleanupBlobs(deps)]);
+    expect(runs.reduce((sum, run) => sum + run.rows, 0)).toBe(unused.length);
+    expect(runs.reduce((sum, run) => sum + run.files, 0)).toBe(unused.length + 5);
+    for (const sha256 of unused) expect(await blobs.exists(sha256)).toBe(false);
+  });
+
+  test("a re-upload of an unused blob's bytes while a run removes it: the record's file is there", async () => {
+    const db = database.handle.db;
+    const text = "re-uploaded cover";
+    // The moment the run has decided what to remove (rows claimed, files listed as old and
+    // unrecorded), the same bytes are uploaded again and attached to a book.
+    let upload: Awaited<ReturnType<typeof uploadCover>> | undefined;
+    class ReuploadWhileListing extends BlobStore {
+      override async *listBlobs(): AsyncIterable<BlobInfo> {
+        for await (const file of super.listBlobs()) {
+          if (!upload) {
+            upload = await uploadCover(this, text);
+            await upload.attached.catch(() => {});
+          }
+          yield file;
+        }
+      }
+    }
+    const blobs = new ReuploadWhileListing(join(dir, "race"));
+    await blobs.init();
+    const sha256 = await unusedBlob(blobs, text);
+    // An unused blob's file has no row once the run claimed it; here the row is gone already.
+    await db.orm.delete(db.tables.blob).where(eq(db.tables.blob.sha256, sha256));
+
+    await cleanupBlobs({ db, blobs, clock: later });
+    expect(upload).toBeDefined();
+    const outcome = await upload!.attached.then(
+      () => "attached",
+      (error: { code?: string }) => error.code,
+    );
+    const [book] = await db.orm.select().from(db.tables.book).where(eq(db.tables.book.id, upload!.bookId));
+    if (outcome === "attached") {
+      // The book names the blob: its file must be there.
+      expect(book?.coverSha256).toBe(sha256);
+      expect(await blobs.exists(sha256)).toBe(true);
+    } else {
+      // Refused (the file went first): nothing names a missing file, and the client may retry.
+      expect(outcome).toBe("SERVICE_UNAVAILABLE");
+      expect(book?.coverSha256).toBeNull();
+    }
+  });
+
+  test("an upload attached after a run removed the same bytes' file is refused, not left dangling", async () => {
+    const db = database.handle.db;
+    const blobs = new BlobStore(join(dir, "after"));
+    await blobs.init();
+    const text = "stored, then removed before it was attached";
+    const book = await insertBook(
+      db,
+      { title: "t", author: null, isbn: null, description: null, language: null },
+      new Date(),
+    );
+    const file = await storeBlob(blobs, text);
+    // The run removes the (still unrecorded, old) file before the upload's transaction.
+    await cleanupBlobs({ db, blobs, clock: later });
+    expect(await blobs.exists(file.sha256)).toBe(false);
+
+    const cover = { ...file, filename: "cover.png", inspected: { width: 1, height: 1 } };
+    await expect(attachCover(db, book.id, cover, new Date(), blobs)).rejects.toMatchObject({
+      code: "SERVICE_UNAVAILABLE",
+    });
+    const [row] = await db.orm.select().from(db.tables.book).where(eq(db.tables.book.id, book.id));
+    expect(row?.coverSha256).toBeNull();
+  });
+});
