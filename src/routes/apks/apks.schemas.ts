@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Links } from "../../lib/hal";
-import { optionalText, Timestamp } from "../../lib/openapi";
+import { multiLine, optionalText, Timestamp, trimmed } from "../../lib/openapi";
 import type { ApkRow } from "../../repositories/apks";
 
 export const ApkKind = z.enum(["bookapp", "launcher"]).openapi({ example: "bookapp" });
@@ -99,8 +99,11 @@ export const ApkInput = z
       .min(1)
       .max(2_147_483_647)
       .openapi({ example: 42, description: "Unique per kind" }),
-    versionName: z.string().trim().min(1).max(64).openapi({ example: "2.3.0" }),
-    releaseNotes: optionalText(10000).openapi({ type: ["string", "null"], example: "Faster page turns." }),
+    versionName: trimmed(64, 1).openapi({ example: "2.3.0" }),
+    releaseNotes: optionalText(10000, multiLine()).openapi({
+      type: ["string", "null"],
+      example: "Faster page turns.",
+    }),
     active: z.boolean().optional().openapi({
       example: true,
       description:
