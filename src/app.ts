@@ -7,6 +7,7 @@ import { handleError } from "./lib/error-handler";
 import { methodNotAllowed } from "./lib/method-not-allowed";
 import { AppError, problemResponse } from "./lib/problems";
 import { requestFrame } from "./lib/request-frame";
+import { requestTargetOf } from "./lib/request-target";
 import type { AppBindings } from "./lib/types";
 import { routers } from "./routes";
 import { registerApiDocs } from "./routes/docs";
@@ -46,7 +47,7 @@ export function createApp(deps: Deps) {
   registerApiDocs(app);
 
   app.notFound((c) =>
-    problemResponse(c, new AppError("NOT_FOUND", `No resource at ${new URL(c.req.url).pathname}.`)),
+    problemResponse(c, new AppError("NOT_FOUND", `No resource at ${requestTargetOf(c.req.url).pathname}.`)),
   );
   app.onError(handleError);
   return app;

@@ -53,7 +53,7 @@ export const ActiveApk = z
       example:
         "https://books.example.com/apk/4/download?sha256=5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
       description:
-        "Absolute, versioned URL of this APK's own file (GET /apk/{id}/download?sha256=…, public while it is active). Unlike the fixed /apk/download/active… paths, it always means these bytes: it is cacheable as immutable, and answers 404 once the APK holds another file.",
+        "Versioned URL of this APK's own file, absolute from PUBLIC_URL, else root-relative (`/apk/4/download?sha256=…`) (GET /apk/{id}/download?sha256=…, public while it is active). Unlike the fixed /apk/download/active… paths, it always means these bytes: it is cacheable as immutable, and answers 404 once the APK holds another file.",
     }),
   })
   .openapi("ActiveApk");
