@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
+import { getPath } from "hono/utils/url";
 import type { Deps } from "./lib/deps";
 import { MAX_JSON_BODY_BYTES, payloadTooLarge } from "./lib/empty-body";
 import { handleError } from "./lib/error-handler";
@@ -24,7 +25,7 @@ const UPLOAD_PATH = /^\/(?:book\/[^/]+\/cover|(?:bookversion|apk)\/[^/]+\/upload
 const METHODS_WITH_BODIES = ["POST", "PUT", "PATCH", "DELETE"];
 
 export function createApp(deps: Deps) {
-  const app = new OpenAPIHono<AppBindings>();
+  const app = new OpenAPIHono<AppBindings>({ getPath: routingPathOf });
   const services = createServices(deps);
 
   app.use(requestFrame(deps, services));
@@ -51,6 +52,17 @@ export function createApp(deps: Deps) {
   );
   app.onError(handleError);
   return app;
+}
+
+/**
+ * Bun gives a request without a Host header (HTTP/1.0, as load balancers probe) a URL of the
+ * path alone ("/health"); hono's getPath expects scheme://authority first and would route it
+ * nowhere. A fixed stand-in authority lets it route; nothing reads the host (request-target.ts).
+ */
+function routingPathOf(request: Request): string {
+  return request.url.startsWith("/")
+    ? getPath({ url: `http://host${request.url}` } as Request)
+    : getPath(request);
 }
 
 const jsonBodyLimit = bodyLimit({

@@ -8,6 +8,7 @@ import { startJobs } from "./jobs/scheduler";
 import { systemClock } from "./lib/clock";
 import type { Deps } from "./lib/deps";
 import { describeError } from "./lib/error-handler";
+import { lastResortResponse } from "./lib/last-resort";
 import { createLogger } from "./lib/logger";
 import { BlobStore } from "./storage/blob-store";
 import { openStore } from "./store/open-store";
@@ -38,6 +39,9 @@ try {
     port: config.port,
     hostname: config.host,
     fetch: app.fetch,
+    // Never Bun's development error page (HTML with source paths): what escapes the app is a 500 problem.
+    development: false,
+    error: (error) => lastResortResponse(logger, error),
     // Archives go up to MAX_ARCHIVE_BYTES (Bun refuses bodies over 128 MiB by default); the
     // routes enforce each limit while streaming.
     maxRequestBodySize:
