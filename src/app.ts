@@ -1,9 +1,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { getPath } from "hono/utils/url";
+import { receivePromptBody } from "./lib/connection-timeouts";
 import type { Deps } from "./lib/deps";
-import { MAX_JSON_BODY_BYTES, payloadTooLarge } from "./lib/empty-body";
+import { MAX_JSON_BODY_BYTES } from "./lib/empty-body";
 import { handleError } from "./lib/error-handler";
 import { methodNotAllowed } from "./lib/method-not-allowed";
 import { AppError, problemResponse } from "./lib/problems";
@@ -16,7 +16,8 @@ import { createServices } from "./services/container";
 
 /**
  * The upload routes (POST /book/{id}/cover, /bookversion/{id}/upload, /apk/{id}/upload) bound
- * their bodies themselves while they stream; every other body is held to MAX_JSON_BODY_BYTES.
+ * their bodies themselves while they stream, slowly if the network is slow; every other body is
+ * read at once, held to MAX_JSON_BODY_BYTES and to a short stall (connection-timeouts.ts).
  * Matched on the path the router sees, not on Content-Type, which the client chooses.
  */
 const UPLOAD_PATH = /^\/(?:book\/[^/]+\/cover|(?:bookversion|apk)\/[^/]+\/upload)$/;
@@ -41,7 +42,7 @@ export function createApp(deps: Deps) {
   app.use(methodNotAllowed(app));
   // Registered for these methods only, so a GET or HEAD does not pass through this layer at all.
   app.on(METHODS_WITH_BODIES, "*", (c, next) =>
-    c.req.method === "POST" && UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next),
+    c.req.method === "POST" && UPLOAD_PATH.test(c.req.path) ? next() : jsonBody(c, next),
   );
 
   for (const router of routers) app.route("/", router);
@@ -65,11 +66,6 @@ function routingPathOf(request: Request): string {
     : getPath(request);
 }
 
-const jsonBodyLimit = bodyLimit({
-  maxSize: MAX_JSON_BODY_BYTES,
-  onError: () => {
-    throw payloadTooLarge();
-  },
-});
+const jsonBody = receivePromptBody(MAX_JSON_BODY_BYTES);
 
 export type App = ReturnType<typeof createApp>;

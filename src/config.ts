@@ -151,6 +151,7 @@ const EnvSchema = z
     CORS_ORIGINS: originList,
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     THROTTLE: z.enum(["on", "off"]).default("on"),
+    SHUTDOWN_GRACE: duration("30s"),
   })
   .superRefine((env, ctx) => {
     if (env.STORE_DRIVER === "wordpress" && !env.STORE_DATABASE_URL) {
@@ -197,6 +198,8 @@ export interface Config {
   corsOrigins: string[];
   logLevel: LogLevel;
   throttle: boolean;
+  /** After SIGTERM, how long in-flight requests may run before their connections are closed. */
+  shutdownGraceMs: number;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -242,6 +245,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       corsOrigins: e.CORS_ORIGINS,
       logLevel: e.LOG_LEVEL,
       throttle: e.THROTTLE === "on",
+      shutdownGraceMs: e.SHUTDOWN_GRACE,
     },
   };
 }
