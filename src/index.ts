@@ -10,7 +10,7 @@ import { allowSlowTransfer, SHORT_IDLE_SECONDS } from "./lib/connection-timeouts
 import type { Deps } from "./lib/deps";
 import { describeError } from "./lib/error-handler";
 import { createLogger } from "./lib/logger";
-import { lastResortResponse, shuttingDownResponse } from "./lib/server-responses";
+import { lastResortResponse } from "./lib/server-responses";
 import { BlobStore } from "./storage/blob-store";
 import { openStore } from "./store/open-store";
 
@@ -36,12 +36,10 @@ try {
     jwtSecret: resolveJwtSecret(config, logger),
   };
   const app = createApp(deps);
-  let stopping = false;
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
     fetch: (request, listener) => {
-      if (stopping) return shuttingDownResponse();
       allowSlowTransfer(listener, request);
       return app.fetch(request, listener);
     },
@@ -58,12 +56,14 @@ try {
   const jobs = startJobs(deps);
   logger.info("listening", { url: server.url.toString(), database: database.db.dialect, store: store.kind });
 
+  let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info("shutting down", { signal, graceMs: config.shutdownGraceMs });
     jobs.stop();
-    // Stop accepting; in-flight requests, uploads and downloads may finish within the grace. A
+    // Stop accepting (new connections are refused, idle ones closed: a balancer sends their
+    // requests elsewhere); in-flight requests, uploads and downloads may finish within the grace. A
     // client trickling its body must not keep the instance (and everyone's uploads) alive until
     // the orchestrator's SIGKILL.
     const drained = server.stop(false).then(() => true);
