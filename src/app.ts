@@ -1,12 +1,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
+import { getPath } from "hono/utils/url";
+import { receivePromptBody } from "./lib/connection-timeouts";
 import type { Deps } from "./lib/deps";
-import { MAX_JSON_BODY_BYTES, payloadTooLarge } from "./lib/empty-body";
+import { MAX_JSON_BODY_BYTES } from "./lib/empty-body";
 import { handleError } from "./lib/error-handler";
 import { methodNotAllowed } from "./lib/method-not-allowed";
 import { AppError, problemResponse } from "./lib/problems";
 import { requestFrame } from "./lib/request-frame";
+import { requestTargetOf } from "./lib/request-target";
 import type { AppBindings } from "./lib/types";
 import { routers } from "./routes";
 import { registerApiDocs } from "./routes/docs";
@@ -14,7 +16,8 @@ import { createServices } from "./services/container";
 
 /**
  * The upload routes (POST /book/{id}/cover, /bookversion/{id}/upload, /apk/{id}/upload) bound
- * their bodies themselves while they stream; every other body is held to MAX_JSON_BODY_BYTES.
+ * their bodies themselves while they stream, slowly if the network is slow; every other body is
+ * read at once, held to MAX_JSON_BODY_BYTES and to a short stall (connection-timeouts.ts).
  * Matched on the path the router sees, not on Content-Type, which the client chooses.
  */
 const UPLOAD_PATH = /^\/(?:book\/[^/]+\/cover|(?:bookversion|apk)\/[^/]+\/upload)$/;
@@ -23,7 +26,7 @@ const UPLOAD_PATH = /^\/(?:book\/[^/]+\/cover|(?:bookversion|apk)\/[^/]+\/upload
 const METHODS_WITH_BODIES = ["POST", "PUT", "PATCH", "DELETE"];
 
 export function createApp(deps: Deps) {
-  const app = new OpenAPIHono<AppBindings>();
+  const app = new OpenAPIHono<AppBindings>({ getPath: routingPathOf });
   const services = createServices(deps);
 
   app.use(requestFrame(deps, services));
@@ -39,24 +42,30 @@ export function createApp(deps: Deps) {
   app.use(methodNotAllowed(app));
   // Registered for these methods only, so a GET or HEAD does not pass through this layer at all.
   app.on(METHODS_WITH_BODIES, "*", (c, next) =>
-    c.req.method === "POST" && UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next),
+    c.req.method === "POST" && UPLOAD_PATH.test(c.req.path) ? next() : jsonBody(c, next),
   );
 
   for (const router of routers) app.route("/", router);
   registerApiDocs(app);
 
   app.notFound((c) =>
-    problemResponse(c, new AppError("NOT_FOUND", `No resource at ${new URL(c.req.url).pathname}.`)),
+    problemResponse(c, new AppError("NOT_FOUND", `No resource at ${requestTargetOf(c.req.url).pathname}.`)),
   );
   app.onError(handleError);
   return app;
 }
 
-const jsonBodyLimit = bodyLimit({
-  maxSize: MAX_JSON_BODY_BYTES,
-  onError: () => {
-    throw payloadTooLarge();
-  },
-});
+/**
+ * Bun gives a request without a Host header (HTTP/1.0, as load balancers probe) a URL of the
+ * path alone ("/health"); hono's getPath expects scheme://authority first and would route it
+ * nowhere. A fixed stand-in authority lets it route; nothing reads the host (request-target.ts).
+ */
+function routingPathOf(request: Request): string {
+  return request.url.startsWith("/")
+    ? getPath({ url: `http://host${request.url}` } as Request)
+    : getPath(request);
+}
+
+const jsonBody = receivePromptBody(MAX_JSON_BODY_BYTES);
 
 export type App = ReturnType<typeof createApp>;

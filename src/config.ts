@@ -161,6 +161,7 @@ const EnvSchema = z
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     THROTTLE: z.enum(["on", "off"]).default("on"),
     TRUSTED_PROXIES: addressRangeList,
+    SHUTDOWN_GRACE: duration("30s"),
   })
   .superRefine((env, ctx) => {
     if (env.STORE_DRIVER === "wordpress" && !env.STORE_DATABASE_URL) {
@@ -210,6 +211,8 @@ export interface Config {
   throttle: boolean;
   /** Peers whose X-Forwarded-For / Forwarded are believed (API.md §3); empty: none. */
   trustedProxies: readonly AddressRange[];
+  /** After SIGTERM, how long in-flight requests may run before their connections are closed. */
+  shutdownGraceMs: number;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -256,6 +259,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       logLevel: e.LOG_LEVEL,
       throttle: e.THROTTLE === "on",
       trustedProxies: e.TRUSTED_PROXIES,
+      shutdownGraceMs: e.SHUTDOWN_GRACE,
     },
   };
 }

@@ -6,9 +6,11 @@ import { loadConfigOrExit } from "./config";
 import { openDatabase } from "./db/client";
 import { startJobs } from "./jobs/scheduler";
 import { systemClock } from "./lib/clock";
+import { allowSlowTransfer, SHORT_IDLE_SECONDS } from "./lib/connection-timeouts";
 import type { Deps } from "./lib/deps";
 import { describeError } from "./lib/error-handler";
 import { createLogger } from "./lib/logger";
+import { lastResortResponse } from "./lib/server-responses";
 import { BlobStore } from "./storage/blob-store";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
 import { openStore } from "./store/open-store";
@@ -43,13 +45,19 @@ try {
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    fetch: app.fetch,
+    fetch: (request, listener) => {
+      allowSlowTransfer(listener, request);
+      return app.fetch(request, listener);
+    },
+    // Never Bun's development error page (HTML with source paths): what escapes the app is a 500 problem.
+    development: false,
+    error: (error) => lastResortResponse(logger, error),
     // Archives go up to MAX_ARCHIVE_BYTES (Bun refuses bodies over 128 MiB by default); the
     // routes enforce each limit while streaming.
     maxRequestBodySize:
       Math.max(config.maxArchiveBytes, config.maxApkBytes, config.maxCoverBytes) + 1024 * 1024,
-    // Slow mobile uploads and downloads must not be cut off (seconds; 255 is Bun's maximum).
-    idleTimeout: 255,
+    // For headers and idle keep-alive connections; each request then gets its own (connection-timeouts.ts).
+    idleTimeout: SHORT_IDLE_SECONDS,
   });
   const jobs = startJobs(deps);
   logger.info("listening", { url: server.url.toString(), database: database.db.dialect, store: store.kind });
@@ -58,10 +66,18 @@ try {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info("shutting down", { signal });
+    logger.info("shutting down", { signal, graceMs: config.shutdownGraceMs });
     jobs.stop();
-    // Stop accepting; in-flight requests, uploads and downloads finish first.
-    await server.stop(false);
+    // Stop accepting (new connections are refused, idle ones closed: a balancer sends their
+    // requests elsewhere); in-flight requests, uploads and downloads may finish within the grace. A
+    // client trickling its body must not keep the instance (and everyone's uploads) alive until
+    // the orchestrator's SIGKILL.
+    const drained = server.stop(false).then(() => true);
+    const graceOver = Bun.sleep(config.shutdownGraceMs).then(() => false);
+    if (!(await Promise.race([drained, graceOver]))) {
+      logger.warn("shutdown grace over: closing the connections still open", { signal });
+      await server.stop(true);
+    }
     await store.close();
     await database.close();
     logger.info("stopped");

@@ -20,6 +20,7 @@ describe("configuration", () => {
     expect(c.qrPayloadTemplate).toBe("{code}");
     expect(c.throttle).toBe(true);
     expect(c.jwtSecret).toBeUndefined();
+    expect(c.shutdownGraceMs).toBe(30_000);
   });
 
   test("values are parsed: durations, sizes, lists", () => {
@@ -32,6 +33,7 @@ describe("configuration", () => {
       PUBLIC_URL: "https://books.example.com/",
       THROTTLE: "off",
       DATABASE_URL: "postgres://u@h/db",
+      SHUTDOWN_GRACE: "2m",
     });
     if (!result.ok) throw new Error(result.problems.join());
     expect(result.config.port).toBe(9000);
@@ -42,6 +44,7 @@ describe("configuration", () => {
     expect(result.config.publicUrl).toBe("https://books.example.com");
     expect(result.config.throttle).toBe(false);
     expect(result.config.databaseUrl).toBe("postgres://u@h/db");
+    expect(result.config.shutdownGraceMs).toBe(120_000);
   });
 
   test("every bad value is reported on its own line", () => {

@@ -1,6 +1,7 @@
 // Turns the Authorization header into a Principal: Bearer (JWT + live session) or HTTP Basic.
 import type { Context } from "hono";
 import { clientAddressOf } from "../lib/client-address";
+import { SINGLE_LINE } from "../lib/openapi";
 import { AppError } from "../lib/problems";
 import type { AppBindings } from "../lib/types";
 import { checkCredentials } from "../services/login-throttle";
@@ -39,7 +40,9 @@ async function basic(c: Context<AppBindings>, header: string, encoded: string): 
   if (cached) return cached;
   const decoded = Buffer.from(encoded, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
-  if (colon < 0) throw authenticationFailed();
+  // No account's name or password holds a control character (API.md §4), and Postgres refuses
+  // NUL in text: such credentials fail here, before the throttle or the store sees them.
+  if (colon < 0 || !SINGLE_LINE.test(decoded)) throw authenticationFailed();
   const login = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
   const user = await checkCredentials(store, throttle, {

@@ -13,9 +13,12 @@ export function wantsHal(c: Context): boolean {
   return (c.req.header("accept") ?? "").toLowerCase().includes(HAL_CONTENT_TYPE);
 }
 
-/** Absolute links start at PUBLIC_URL, or else at the origin the request came in on. */
+/**
+ * Links start at PUBLIC_URL, or else they are root-relative (""): never at the request's own
+ * origin, whose host is whatever the client put in its Host header (API.md §1).
+ */
 export function baseUrlOf(c: Context<AppBindings>): string {
-  return c.get("deps").config.publicUrl ?? new URL(c.req.url).origin;
+  return c.get("deps").config.publicUrl ?? "";
 }
 
 export function withLinks<T extends object>(resource: T, links: Links): T & { _links: Links } {

@@ -158,13 +158,34 @@ export function fileUploadBody(description: string) {
   };
 }
 
-/** Trimmed strings, as API.md asks of every request body. */
-export const trimmed = (max: number, min = 0) => z.string().trim().min(min).max(max);
+// API.md §4: no string of a request holds NUL or another C0 control character; tab, LF and CR
+// only in the multi-line fields. Checked before trimming, so a trailing newline in a title is
+// refused rather than silently cut. Written with \u escapes so that the OpenAPI document carries
+// the same pattern as it stands (JSON Schema patterns are ECMA-262).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+export const SINGLE_LINE = /^[^\u0000-\u001f]*$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+export const MULTI_LINE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f]*$/;
 
-/** An optional trimmed string; empty means absent (stored as null). */
-export const optionalText = (max: number) =>
+/** A string of one line: no C0 control character at all (the base of every input string). */
+export const singleLine = () =>
+  z.string().regex(SINGLE_LINE, "must not contain control characters (U+0000 to U+001F)");
+
+/** A string that may span lines: tab, line feed and carriage return, no other C0 control. */
+export const multiLine = () =>
   z
     .string()
+    .regex(
+      MULTI_LINE,
+      "must not contain control characters (U+0000 to U+001F) other than tab, line feed and carriage return",
+    );
+
+/** Trimmed single-line strings, as API.md asks of every request body. */
+export const trimmed = (max: number, min = 0) => singleLine().trim().min(min).max(max);
+
+/** An optional trimmed string; empty means absent (stored as null). Single-line unless `base` says. */
+export const optionalText = (max: number, base: z.ZodString = singleLine()) =>
+  base
     .trim()
     .max(max)
     .nullish()

@@ -1,5 +1,6 @@
 // Every error the service answers with, as RFC 9457 problem+json (API.md §2).
 import type { Context } from "hono";
+import { requestTargetOf } from "./request-target";
 
 export const errorCodes = [
   "NOT_FOUND",
@@ -168,6 +169,6 @@ export function problemResponse(c: Context, error: AppError, requestId?: string)
   const body =
     c.req.method === "HEAD"
       ? null
-      : JSON.stringify(problemBody(error, new URL(c.req.url).pathname, requestId));
+      : JSON.stringify(problemBody(error, requestTargetOf(c.req.url).pathname, requestId));
   return new Response(body, { status: error.status, headers });
 }

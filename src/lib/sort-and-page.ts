@@ -4,6 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { type AnyColumn, asc, desc, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import { baseUrlOf, HAL_CONTENT_TYPE, halList, wantsHal } from "./hal";
+import { requestTargetOf } from "./request-target";
 import type { AppBindings } from "./types";
 
 export interface SortOrder {
@@ -113,11 +114,13 @@ export function setListHeaders(c: Context<AppBindings>, total: number, paging: P
   c.header("X-Total-Count", String(total));
   if (!paging) return;
   const lastPage = Math.max(0, Math.ceil(total / paging.size) - 1);
+  const { pathname, search } = requestTargetOf(c.req.url);
+  const base = baseUrlOf(c);
   const link = (page: number, rel: string) => {
-    const url = new URL(c.req.url);
-    url.searchParams.set("page", String(page));
-    url.searchParams.set("size", String(paging.size));
-    return `<${baseUrlOf(c)}${url.pathname}${url.search}>; rel="${rel}"`;
+    const query = new URLSearchParams(search);
+    query.set("page", String(page));
+    query.set("size", String(paging.size));
+    return `<${base}${pathname}?${query}>; rel="${rel}"`;
   };
   const links = [link(0, "first")];
   if (paging.page > 0) links.push(link(Math.min(paging.page - 1, lastPage), "prev"));
@@ -155,11 +158,11 @@ export function respondList<T extends object>(
   setListHeaders(c, options.total, options.paging);
   if (!wantsHal(c)) return c.json(options.items, status);
   const base = baseUrlOf(c);
-  const url = new URL(c.req.url);
+  const { pathname, search } = requestTargetOf(c.req.url);
   const body = halList(
     options.rel,
     options.items.map((item) => ({ ...item, _links: options.links(item, base) })),
-    `${base}${url.pathname}${url.search}`,
+    `${base}${pathname}${search}`,
     options.paging ? pageInfo(options.total, options.paging) : undefined,
   );
   return c.body(JSON.stringify(body), status, { "Content-Type": HAL_CONTENT_TYPE });

@@ -3,6 +3,7 @@
 // Request.formData() and Hono's parseBody() would hold the whole file in memory (DESIGN.md "Files").
 import { once } from "node:events";
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
+import { SINGLE_LINE } from "../lib/openapi";
 import { AppError } from "../lib/problems";
 import type { BlobStore, WrittenBlob } from "./blob-store";
 
@@ -33,6 +34,12 @@ const badBody = (message: string) =>
 const missingFile = (fieldName: string) =>
   new AppError("VALIDATION_FAILED", `The multipart part "${fieldName}" with the file is missing.`, {
     errors: [{ path: fieldName, message: "is required" }],
+  });
+
+// The part's file name is a string of the request body like any other (API.md §4).
+const badFilename = (fieldName: string) =>
+  new AppError("VALIDATION_FAILED", "The file name must not contain control characters.", {
+    errors: [{ path: fieldName, message: "file name must not contain control characters" }],
   });
 
 function isMultipartFormData(contentType: string): boolean {
@@ -101,6 +108,10 @@ export async function receiveUpload<T>(
     // also errors when the blob store stops reading it (an AbortError after a 413), so it is no
     // place to classify anything; the listener only keeps the event from going unhandled.
     stream.on("error", () => {});
+    if (filename !== null && !SINGLE_LINE.test(filename)) {
+      fail(badFilename(fieldName));
+      return;
+    }
     // Busboy says so the moment the part passes the limit, before the parts it then breaks off
     // can be reported as malformed.
     stream.on("limit", () => fail(tooLarge(options.maxBytes)));

@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import QRCode from "qrcode";
+import { grantAdminWithCli } from "../helpers/admin-cli";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 const ADMIN = "volume-admin@example.com";
@@ -29,7 +30,7 @@ describe("temp files on a shared volume", () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "bookdist-shared-"));
     otherDir = mkdtempSync(join(tmpdir(), "bookdist-shared-db-"));
-    first = await spawnServer({ dataDir, env: { ADMIN_EMAILS: ADMIN } });
+    first = await spawnServer({ dataDir });
     const registered = await fetch(`${first.url}/authentication/register`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -37,6 +38,8 @@ describe("temp files on a shared volume", () => {
     });
     expect(registered.status).toBe(201);
     token = ((await registered.json()) as { token: string }).token;
+    // The session re-reads its roles at its next request after a grant.
+    await grantAdminWithCli(ADMIN, { DATA_DIR: dataDir });
     const book = await fetch(`${first.url}/book`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },

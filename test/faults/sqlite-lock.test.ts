@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { grantAdminWithCli } from "../helpers/admin-cli";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 const ADMIN = "lock-admin@example.com";
@@ -61,7 +62,7 @@ const renameBook = (title: string) =>
 describe("SQLite locked by another process", () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "bookdist-lock-"));
-    server = await spawnServer({ dataDir, env: { ADMIN_EMAILS: ADMIN } });
+    server = await spawnServer({ dataDir });
     const registered = await fetch(`${server.url}/authentication/register`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -69,6 +70,8 @@ describe("SQLite locked by another process", () => {
     });
     expect(registered.status).toBe(201);
     token = ((await registered.json()) as { token: string }).token;
+    // The session re-reads its roles at its next request after a grant.
+    await grantAdminWithCli(ADMIN, { DATA_DIR: dataDir });
     const book = await fetch(`${server.url}/book`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },

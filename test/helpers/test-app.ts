@@ -6,7 +6,7 @@ import { type App, createApp } from "../../src/app";
 import { type Config, parseConfig } from "../../src/config";
 import { fixedClock } from "../../src/lib/clock";
 import type { Deps } from "../../src/lib/deps";
-import { silentLogger } from "../../src/lib/logger";
+import { type Logger, silentLogger } from "../../src/lib/logger";
 import { grantAdmin } from "../../src/services/admin-grants";
 import { BlobStore } from "../../src/storage/blob-store";
 import type { StoreDirectory } from "../../src/store/directory";
@@ -48,6 +48,8 @@ export async function createTestApp(
     env?: Record<string, string>;
     store?: (deps: Omit<Deps, "store">) => StoreDirectory | Promise<StoreDirectory>;
     onQuery?: (query: string) => void;
+    /** Default: silent. A test that asserts on log lines passes its own. */
+    logger?: Logger;
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "bookdist-data-"));
@@ -68,7 +70,7 @@ export async function createTestApp(
     pingDatabase: () => database.handle.ping(),
     blobs,
     clock,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     jwtSecret: "test-secret-that-is-long-enough-for-hs256",
   };
   const deps: Deps = {

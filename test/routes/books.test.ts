@@ -203,11 +203,11 @@ describe("book lists", () => {
     const rels = Object.fromEntries(
       link.split(", ").map((part) => {
         const [, url, rel] = /<([^>]+)>; rel="(\w+)"/.exec(part) ?? [];
-        return [rel, new URL(url!).searchParams.get("page")];
+        return [rel, new URL(url!, "http://client.example").searchParams.get("page")];
       }),
     );
     expect(rels).toEqual({ first: "0", prev: "0", next: "2", last: "2" });
-    expect(link).toStartWith("<http://localhost/book?");
+    expect(link).toStartWith("</book?");
     for (const query of ["?size=0", "?size=1001", "?page=-1&size=2", "?size=two"]) {
       expect((await list(query)).response.status).toBe(400);
     }
@@ -219,8 +219,8 @@ describe("book lists", () => {
     const { response, body } = await list("?page=0&size=2", hal);
     expect(response.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
     expect(body._embedded.books).toHaveLength(2);
-    expect(body._embedded.books[0]._links.self.href).toMatch(/^http:\/\/localhost\/book\/\d+$/);
-    expect(body._links.self.href).toBe("http://localhost/book?page=0&size=2");
+    expect(body._embedded.books[0]._links.self.href).toMatch(/^\/book\/\d+$/);
+    expect(body._links.self.href).toBe("/book?page=0&size=2");
     expect(body.page).toEqual({ size: 2, number: 0, totalElements: 5, totalPages: 3 });
     const unpaged = await list("", hal);
     expect(unpaged.body.page).toBeUndefined();

@@ -79,8 +79,8 @@ describe("covers", () => {
     const id = (await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "HAL" } })))
       .id;
     const links = {
-      self: { href: `http://localhost/book/${id}` },
-      cover: { href: `http://localhost/book/${id}/cover` },
+      self: { href: `/book/${id}` },
+      cover: { href: `/book/${id}/cover` },
     };
     const uploaded = await upload(multipartFile(png), id, hal);
     expect(uploaded.status).toBe(200);

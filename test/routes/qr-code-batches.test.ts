@@ -241,7 +241,7 @@ describe("QR code batches (print runs)", () => {
     const hal = await bodyOf(paged);
     expect(hal._embedded.qrCodeBatches.map((batch: { id: number }) => batch.id)).toEqual([ids[2]]);
     expect(hal._embedded.qrCodeBatches[0]._links.sheet.href).toBe(
-      `http://localhost/activation-qr-code/batch/${ids[2]}/sheet.pdf`,
+      `/activation-qr-code/batch/${ids[2]}/sheet.pdf`,
     );
     expect(hal.page).toEqual({ size: 2, number: 1, totalElements: 3, totalPages: 2 });
 

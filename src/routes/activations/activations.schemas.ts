@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Links } from "../../lib/hal";
-import { Id, Timestamp } from "../../lib/openapi";
+import { Id, Timestamp, trimmed } from "../../lib/openapi";
 import type { ActivationRow } from "../../repositories/activations";
 
 /** A path's user: only the canonical lower-case form (API.md §1), so one user has one URL. */
@@ -47,7 +47,7 @@ export const ActivationInput = z
 
 export const RedeemInput = z
   .object({
-    code: z.string().trim().min(1).max(64).openapi({
+    code: trimmed(64, 1).openapi({
       example: "7KQ4-M2XD-9RTF-0BHA",
       description: "As printed or scanned: case, dashes and spaces do not matter; O reads as 0, I and L as 1",
     }),

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Links } from "../../lib/hal";
-import { optionalText, Timestamp } from "../../lib/openapi";
+import { multiLine, optionalText, Timestamp, trimmed } from "../../lib/openapi";
 import type { ApkRow } from "../../repositories/apks";
 
 export const ApkKind = z.enum(["bookapp", "launcher"]).openapi({ example: "bookapp" });
@@ -53,7 +53,7 @@ export const ActiveApk = z
       example:
         "https://books.example.com/apk/4/download?sha256=5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
       description:
-        "Absolute, versioned URL of this APK's own file (GET /apk/{id}/download?sha256=…, public while it is active). Unlike the fixed /apk/download/active… paths, it always means these bytes: it is cacheable as immutable, and answers 404 once the APK holds another file.",
+        "Versioned URL of this APK's own file, absolute from PUBLIC_URL, else root-relative (`/apk/4/download?sha256=…`) (GET /apk/{id}/download?sha256=…, public while it is active). Unlike the fixed /apk/download/active… paths, it always means these bytes: it is cacheable as immutable, and answers 404 once the APK holds another file.",
     }),
   })
   .openapi("ActiveApk");
@@ -99,8 +99,11 @@ export const ApkInput = z
       .min(1)
       .max(2_147_483_647)
       .openapi({ example: 42, description: "Unique per kind" }),
-    versionName: z.string().trim().min(1).max(64).openapi({ example: "2.3.0" }),
-    releaseNotes: optionalText(10000).openapi({ type: ["string", "null"], example: "Faster page turns." }),
+    versionName: trimmed(64, 1).openapi({ example: "2.3.0" }),
+    releaseNotes: optionalText(10000, multiLine()).openapi({
+      type: ["string", "null"],
+      example: "Faster page turns.",
+    }),
     active: z.boolean().optional().openapi({
       example: true,
       description:

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Role } from "../../auth/principal";
+import { singleLine, trimmed } from "../../lib/openapi";
 import type { StoreUser } from "../../store/directory";
 
 export const User = z
@@ -26,22 +27,22 @@ export const Session = z
 export const RegisterInput = z
   .object({
     // Checked by the service, so that a missing or malformed e-mail gets its own error code.
-    email: z.string().max(4096).optional().openapi({ format: "email", example: "reader@example.com" }),
-    password: z.string().min(8).max(4096).openapi({ example: "correct horse battery staple" }),
-    firstName: z.string().trim().max(100).optional().openapi({ example: "Jane" }),
-    lastName: z.string().trim().max(100).optional().openapi({ example: "Doe" }),
+    email: singleLine().max(4096).optional().openapi({ format: "email", example: "reader@example.com" }),
+    // WordPress trims a password's ends and no browser types a control character into a
+    // password field, so no shop account is locked out by the rule of API.md §4.
+    password: singleLine().min(8).max(4096).openapi({ example: "correct horse battery staple" }),
+    firstName: trimmed(100).optional().openapi({ example: "Jane" }),
+    lastName: trimmed(100).optional().openapi({ example: "Doe" }),
   })
   .openapi("RegisterInput");
 
 export const LoginInput = z
   .object({
-    email: z
-      .string()
-      .trim()
-      .min(1)
-      .max(4096)
-      .openapi({ description: "An e-mail or a store login name", example: "reader@example.com" }),
-    password: z.string().min(1).max(4096).openapi({ example: "correct horse battery staple" }),
+    email: trimmed(4096, 1).openapi({
+      description: "An e-mail or a store login name",
+      example: "reader@example.com",
+    }),
+    password: singleLine().min(1).max(4096).openapi({ example: "correct horse battery staple" }),
   })
   .openapi("LoginInput");
 

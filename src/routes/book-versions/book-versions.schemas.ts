@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Links } from "../../lib/hal";
-import { Id, optionalText, orNull, Timestamp } from "../../lib/openapi";
+import { Id, multiLine, optionalText, orNull, Timestamp, trimmed } from "../../lib/openapi";
 import type { BookVersionRow } from "../../repositories/book-versions";
 
 export const Archive = z
@@ -36,8 +36,8 @@ export const BookVersionInput = z
       .min(1)
       .max(2_147_483_647)
       .openapi({ example: 3, description: "Unique per book" }),
-    versionName: z.string().trim().min(1).max(64).openapi({ example: "1.2" }),
-    releaseNotes: optionalText(10000).openapi({
+    versionName: trimmed(64, 1).openapi({ example: "1.2" }),
+    releaseNotes: optionalText(10000, multiLine()).openapi({
       type: ["string", "null"],
       example: "Fixed typos in chapter 4.",
     }),

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Links } from "../../lib/hal";
 import { canonicalLanguageTag, normalizeIsbn } from "../../lib/isbn";
-import { orNull, Timestamp } from "../../lib/openapi";
+import { multiLine, optionalText, orNull, singleLine, Timestamp, trimmed } from "../../lib/openapi";
 import type { BookRow } from "../../repositories/books";
 
 export const Cover = z
@@ -31,20 +31,11 @@ export const Book = z
   })
   .openapi("Book");
 
-const optionalTrimmed = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .nullish()
-    .transform((value) => value || null);
-
 export const BookInput = z
   .object({
-    title: z.string().trim().min(1).max(300).openapi({ example: "The Little Prince" }),
-    author: optionalTrimmed(300).openapi({ example: "Antoine de Saint-Exupéry" }),
-    isbn: z
-      .string()
+    title: trimmed(300, 1).openapi({ example: "The Little Prince" }),
+    author: optionalText(300).openapi({ example: "Antoine de Saint-Exupéry" }),
+    isbn: singleLine()
       .trim()
       .max(40)
       .nullish()
@@ -62,9 +53,10 @@ export const BookInput = z
         example: "978-0-15-601219-5",
         description: "ISBN-10 or -13; hyphens and spaces allowed, stored without",
       }),
-    description: optionalTrimmed(10000).openapi({ example: "A pilot meets a little prince in the desert." }),
-    language: z
-      .string()
+    description: optionalText(10000, multiLine()).openapi({
+      example: "A pilot meets a little prince in the desert.",
+    }),
+    language: singleLine()
       .trim()
       .max(35)
       .nullish()
