@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import QRCode from "qrcode";
-import { grantAdminWithCli } from "../helpers/admin-cli";
+import { adminWithBook } from "../helpers/admin-cli";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 const ADMIN = "disk-admin@example.com";
@@ -48,22 +48,11 @@ describe.skipIf(!mounted)("full data volume", () => {
   beforeAll(async () => {
     png = new Uint8Array(await QRCode.toBuffer("cover", { width: 300 }));
     server = await spawnServer({ dataDir: mountPoint });
-    const registered = await fetch(`${server.url}/authentication/register`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
-    });
-    expect(registered.status).toBe(201);
-    token = ((await registered.json()) as { token: string }).token;
-    // The session re-reads its roles at its next request after a grant.
-    await grantAdminWithCli(ADMIN, { DATA_DIR: mountPoint });
-    const book = await fetch(`${server.url}/book`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ title: "Full" }),
-    });
-    expect(book.status).toBe(201);
-    bookId = ((await book.json()) as { id: number }).id;
+    ({ token, bookId } = await adminWithBook(server, mountPoint, {
+      email: ADMIN,
+      password: PASSWORD,
+      bookTitle: "Full",
+    }));
   }, 60_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import QRCode from "qrcode";
-import { grantAdminWithCli } from "../helpers/admin-cli";
+import { adminWithBook } from "../helpers/admin-cli";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 const ADMIN = "volume-admin@example.com";
@@ -31,22 +31,11 @@ describe("temp files on a shared volume", () => {
     dataDir = mkdtempSync(join(tmpdir(), "bookdist-shared-"));
     otherDir = mkdtempSync(join(tmpdir(), "bookdist-shared-db-"));
     first = await spawnServer({ dataDir });
-    const registered = await fetch(`${first.url}/authentication/register`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
-    });
-    expect(registered.status).toBe(201);
-    token = ((await registered.json()) as { token: string }).token;
-    // The session re-reads its roles at its next request after a grant.
-    await grantAdminWithCli(ADMIN, { DATA_DIR: dataDir });
-    const book = await fetch(`${first.url}/book`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ title: "Shared" }),
-    });
-    expect(book.status).toBe(201);
-    bookId = ((await book.json()) as { id: number }).id;
+    ({ token, bookId } = await adminWithBook(first, dataDir, {
+      email: ADMIN,
+      password: PASSWORD,
+      bookTitle: "Shared",
+    }));
   }, 60_000);
 
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { grantAdminWithCli } from "../helpers/admin-cli";
+import { adminWithBook } from "../helpers/admin-cli";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 const ADMIN = "lock-admin@example.com";
@@ -63,22 +63,11 @@ describe("SQLite locked by another process", () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "bookdist-lock-"));
     server = await spawnServer({ dataDir });
-    const registered = await fetch(`${server.url}/authentication/register`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
-    });
-    expect(registered.status).toBe(201);
-    token = ((await registered.json()) as { token: string }).token;
-    // The session re-reads its roles at its next request after a grant.
-    await grantAdminWithCli(ADMIN, { DATA_DIR: dataDir });
-    const book = await fetch(`${server.url}/book`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ title: "Locked" }),
-    });
-    expect(book.status).toBe(201);
-    bookId = ((await book.json()) as { id: number }).id;
+    ({ token, bookId } = await adminWithBook(server, dataDir, {
+      email: ADMIN,
+      password: PASSWORD,
+      bookTitle: "Locked",
+    }));
   }, 60_000);
 
   afterAll(async () => {

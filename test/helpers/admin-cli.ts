@@ -35,3 +35,30 @@ export async function grantAdminWithCli(identifier: string, env: Record<string, 
   if (result.exitCode !== 0)
     throw new Error(`bun run admin grant ${identifier}: ${result.exitCode} ${result.stderr}`);
 }
+
+/**
+ * What the fault tests start from on a real server: an admin (registered over HTTP, granted with
+ * the CLI, as an operator does) and one book. The session re-reads its roles at its next request
+ * after the grant, so the token from registration is an admin's.
+ */
+export async function adminWithBook(
+  server: { url: string },
+  dataDir: string,
+  account: { email: string; password: string; bookTitle: string },
+): Promise<{ token: string; bookId: number }> {
+  const registered = await fetch(`${server.url}/authentication/register`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: account.email, password: account.password }),
+  });
+  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
+  const { token } = (await registered.json()) as { token: string };
+  await grantAdminWithCli(account.email, { DATA_DIR: dataDir });
+  const book = await fetch(`${server.url}/book`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ title: account.bookTitle }),
+  });
+  if (book.status !== 201) throw new Error(`create book: ${book.status} ${await book.text()}`);
+  return { token, bookId: ((await book.json()) as { id: number }).id };
+}
