@@ -97,7 +97,8 @@ describe("temp files on a shared volume", () => {
     second = await spawnServer({
       dataDir,
       env: { DATABASE_URL: `sqlite:${join(otherDir, "second.sqlite")}` },
-      wrapper: pidNamespace ? ["unshare", "--pid", "--fork"] : [],
+      // --kill-child: the server dies with unshare (PR_SET_PDEATHSIG), so killing the wrapper ends it.
+      wrapper: pidNamespace ? ["unshare", "--pid", "--fork", "--kill-child"] : [],
     });
     expect(partFiles()).toEqual(inFlight);
 
