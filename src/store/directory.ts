@@ -43,8 +43,9 @@ export interface StoreDirectory {
   findByUuid(uuid: string): Promise<StoreUser | null>;
   /**
    * The user with this login or e-mail, without a password (the admin command line): an
-   * identifier with an `@` is an e-mail first, then a login; any other is a login. Like a first
-   * login, gives the user a uuid if the store did not have one yet.
+   * identifier with an `@` is an e-mail first, then a login; any other is a login first, then an
+   * e-mail: the same look-up as `authenticate`. Like a first login, gives the user a uuid if the
+   * store did not have one yet.
    */
   findUser(loginOrEmail: string): Promise<StoreUser | null>;
   /** Throws when the store cannot be reached (for /health). */

@@ -72,18 +72,7 @@ export class EmbeddedStore implements StoreDirectory {
     password: string,
     beforeCheck?: (storeUserId: string | null) => Promise<void>,
   ): Promise<StoreUser | null> {
-    const { storeUser } = this.db.tables;
-    const needle = loginOrEmail.trim().toLowerCase();
-    const emailMatch = eq(sql`lower(${storeUser.userEmail})`, needle);
-    const loginMatch = eq(sql`lower(${storeUser.userLogin})`, needle);
-    // An e-mail-like name means that user's e-mail, even if another user's login reads the same.
-    const preferred = needle.includes("@") ? emailMatch : loginMatch;
-    const [row] = await this.db.orm
-      .select()
-      .from(storeUser)
-      .where(or(emailMatch, loginMatch))
-      .orderBy(sql`CASE WHEN ${preferred} THEN 0 ELSE 1 END`, storeUser.id)
-      .limit(1);
+    const row = await this.findUserRow(loginOrEmail);
     await beforeCheck?.(row ? String(row.id) : null);
     if (!row) return verifyAgainstDummy(password).then(() => null);
     if (!(await verifyPassword(password, row.userPass))) return null;
@@ -182,19 +171,26 @@ export class EmbeddedStore implements StoreDirectory {
   }
 
   async findUser(loginOrEmail: string): Promise<StoreUser | null> {
+    // The same look-up as a login's, so an operator's `admin grant x` names whom `x` logs in as.
+    const row = await this.findUserRow(loginOrEmail);
+    return row ? this.toStoreUser(row.id) : null;
+  }
+
+  private async findUserRow(loginOrEmail: string) {
     const { storeUser } = this.db.tables;
     const needle = loginOrEmail.trim().toLowerCase();
-    const columns = needle.includes("@") ? [storeUser.userEmail, storeUser.userLogin] : [storeUser.userLogin];
-    for (const column of columns) {
-      const [row] = await this.db.orm
-        .select({ id: storeUser.id })
-        .from(storeUser)
-        .where(eq(sql`lower(${column})`, needle))
-        .orderBy(storeUser.id)
-        .limit(1);
-      if (row) return this.toStoreUser(row.id);
-    }
-    return null;
+    const emailMatch = eq(sql`lower(${storeUser.userEmail})`, needle);
+    const loginMatch = eq(sql`lower(${storeUser.userLogin})`, needle);
+    // An e-mail-like name means that user's e-mail, even if another user's login reads the same;
+    // any other name is a login first.
+    const preferred = needle.includes("@") ? emailMatch : loginMatch;
+    const [row] = await this.db.orm
+      .select()
+      .from(storeUser)
+      .where(or(emailMatch, loginMatch))
+      .orderBy(sql`CASE WHEN ${preferred} THEN 0 ELSE 1 END`, storeUser.id)
+      .limit(1);
+    return row;
   }
 
   async ping(): Promise<void> {

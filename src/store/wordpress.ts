@@ -291,17 +291,10 @@ export class WordPressStore implements StoreDirectory {
   async findUser(loginOrEmail: string): Promise<StoreUser | null> {
     const needle = loginOrEmail.trim();
     if (needle === "") return null;
-    const columns = needle.includes("@") ? ["user_email", "user_login"] : ["user_login"];
+    // The same look-up as a login's, so an operator's `admin grant x` names whom `x` logs in as.
     const user = await this.withSession(async (session) => {
-      for (const column of columns) {
-        const [row] = await session.rows<UserRow>(
-          `SELECT ID, user_login, user_pass, user_email, display_name FROM ${this.users}
-           WHERE ${column} = ? ORDER BY ID LIMIT 1`,
-          [needle],
-        );
-        if (row) return this.completeUser(session, row);
-      }
-      return null;
+      const row = await this.findUserRow(session, needle);
+      return row ? this.completeUser(session, row) : null;
     });
     if (user) await this.recordLink(user.uuid, user.storeUserId);
     return user;
