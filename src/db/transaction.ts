@@ -22,6 +22,17 @@ export async function withTransaction<T>(db: Database, work: (tx: Database) => P
   return run;
 }
 
+/**
+ * One write made outside any transaction. On SQLite it queues with the transactions: issued while
+ * another request's transaction is open on the process's one connection, it would join that
+ * transaction and be undone by its rollback (a logout undone, a new session or a failure count
+ * lost). On Postgres each statement has a connection of its own: it runs as it is. Never call it
+ * from inside `withTransaction` (on SQLite it would wait for itself).
+ */
+export function writeOutsideTransaction<T>(db: Database, write: (db: Database) => Promise<T>): Promise<T> {
+  return db.dialect === "sqlite" ? withTransaction(db, write) : write(db);
+}
+
 interface SqliteStatement {
   run(): unknown;
 }

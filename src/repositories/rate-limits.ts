@@ -1,7 +1,7 @@
 import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { retryWhileBusy } from "../db/busy";
-import { withTransaction } from "../db/transaction";
+import { writeOutsideTransaction } from "../db/transaction";
 
 export interface CountedEvent {
   key: string;
@@ -19,11 +19,8 @@ export async function countEvents(
   events: ReadonlyArray<{ key: string; windowMs: number }>,
   now: Date,
 ): Promise<CountedEvent[]> {
-  // SQLite: one connection serves every request, so a statement issued while another request's
-  // transaction is open runs inside it, and a rollback of that one (a failed redemption) would
-  // undo this count. Queued with the transactions, it runs between them.
-  if (db.dialect === "sqlite") return withTransaction(db, (tx) => upsertCounts(tx, events, now));
-  return upsertCounts(db, events, now);
+  // Never inside another request's transaction: a failed redemption's rollback would undo it.
+  return writeOutsideTransaction(db, (tx) => upsertCounts(tx, events, now));
 }
 
 async function upsertCounts(

@@ -1,14 +1,19 @@
 import { and, eq, lte, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { retryWhileBusy } from "../db/busy";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
+import { writeOutsideTransaction } from "../db/transaction";
 
 export type SessionRow = Database["tables"]["userSession"]["$inferSelect"];
 export type NewSession = Database["tables"]["userSession"]["$inferInsert"];
 
+// Session writes go through writeOutsideTransaction: joined to another request's transaction on
+// SQLite's one connection, a rollback there would lose a new session or undo a logout.
+
 export async function insertSession(db: Database, session: NewSession): Promise<void> {
-  // A login waits a moment for another process's SQLite lock rather than failing at once.
-  await retryWhileBusy(() => db.orm.insert(db.tables.userSession).values(session));
+  // A login waits for another process's SQLite lock (in the transaction queue's BEGIN), not failing at once.
+  await writeOutsideTransaction(db, async (tx) => {
+    await tx.orm.insert(tx.tables.userSession).values(session);
+  });
 }
 
 // Every authenticated request looks its session up: prepared, so the SQL is built only once.
@@ -29,30 +34,33 @@ export async function findSession(db: Database, id: string): Promise<SessionRow 
 }
 
 export async function deleteSession(db: Database, id: string): Promise<number> {
-  const { userSession } = db.tables;
-  const rows = await db.orm
-    .delete(userSession)
-    .where(eq(userSession.id, id))
-    .returning({ id: userSession.id });
+  const rows = await writeOutsideTransaction(db, (tx) =>
+    tx.orm
+      .delete(tx.tables.userSession)
+      .where(eq(tx.tables.userSession.id, id))
+      .returning({ id: tx.tables.userSession.id }),
+  );
   return rows.length;
 }
 
 export async function deleteSessionsOfUser(db: Database, userUuid: string): Promise<number> {
-  const { userSession } = db.tables;
-  const rows = await db.orm
-    .delete(userSession)
-    .where(eq(userSession.userUuid, userUuid))
-    .returning({ id: userSession.id });
+  const rows = await writeOutsideTransaction(db, (tx) =>
+    tx.orm
+      .delete(tx.tables.userSession)
+      .where(eq(tx.tables.userSession.userUuid, userUuid))
+      .returning({ id: tx.tables.userSession.id }),
+  );
   return rows.length;
 }
 
 /** Sessions past their absolute lifetime, or idle since `idleBefore`. */
 export async function deleteEndedSessions(db: Database, now: Date, idleBefore: Date): Promise<number> {
-  const { userSession } = db.tables;
-  const rows = await db.orm
-    .delete(userSession)
-    .where(or(lte(userSession.expiresAt, now), lte(userSession.lastSeenAt, idleBefore)))
-    .returning({ id: userSession.id });
+  const rows = await writeOutsideTransaction(db, (tx) =>
+    tx.orm
+      .delete(tx.tables.userSession)
+      .where(or(lte(tx.tables.userSession.expiresAt, now), lte(tx.tables.userSession.lastSeenAt, idleBefore)))
+      .returning({ id: tx.tables.userSession.id }),
+  );
   return rows.length;
 }
 
@@ -73,18 +81,22 @@ export async function markSessionChecked(
   at: Date,
   isAdmin: boolean,
 ): Promise<void> {
-  const { userSession } = db.tables;
-  await db.orm
-    .update(userSession)
-    .set({ isAdmin, checkedAt: at, lastSeenAt: at })
-    .where(eq(userSession.id, id));
+  await writeOutsideTransaction(db, (tx) => {
+    const { userSession } = tx.tables;
+    return tx.orm
+      .update(userSession)
+      .set({ isAdmin, checkedAt: at, lastSeenAt: at })
+      .where(eq(userSession.id, id));
+  });
 }
 
 /** Makes the next request of each of the user's sessions re-read the account (a grant changed). */
 export async function expireSessionChecks(db: Database, userUuid: string): Promise<void> {
-  const { userSession } = db.tables;
-  await db.orm
-    .update(userSession)
-    .set({ checkedAt: new Date(0) })
-    .where(eq(userSession.userUuid, userUuid));
+  await writeOutsideTransaction(db, (tx) => {
+    const { userSession } = tx.tables;
+    return tx.orm
+      .update(userSession)
+      .set({ checkedAt: new Date(0) })
+      .where(eq(userSession.userUuid, userUuid));
+  });
 }

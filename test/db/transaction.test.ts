@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { count, eq } from "drizzle-orm";
 import { withTransaction } from "../../src/db/transaction";
+import { deleteSession, findSession, insertSession } from "../../src/repositories/sessions";
 import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
 
 describe(`withTransaction (${testDialect})`, () => {
@@ -53,6 +54,52 @@ describe(`withTransaction (${testDialect})`, () => {
     });
     await expect(failing).rejects.toThrow();
     expect(await bookCount()).toBe(before);
+  });
+
+  test("a logout and a login made while another request's transaction is open survive its rollback", async () => {
+    const { db } = database.handle;
+    const now = new Date();
+    const session = (id: string) => ({
+      id,
+      userUuid: crypto.randomUUID(),
+      storeUserId: "1",
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: new Date(now.getTime() + 60_000),
+      userAgent: null,
+      clientAddress: null,
+      isAdmin: false,
+      passwordStamp: "stamp",
+      checkedAt: now,
+    });
+    const loggedOut = crypto.randomUUID();
+    const loggedIn = crypto.randomUUID();
+    await insertSession(db, session(loggedOut));
+    let reachedGate!: () => void;
+    const inside = new Promise<void>((resolve) => {
+      reachedGate = resolve;
+    });
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    // Another request's transaction (a redemption that will fail), open while the writes arrive.
+    const failing = withTransaction(db, async (tx) => {
+      await insertBook(tx, "rolled back");
+      reachedGate();
+      await gate;
+      throw new Error("boom");
+    });
+    await inside;
+    const logout = deleteSession(db, loggedOut);
+    const login = insertSession(db, session(loggedIn));
+    openGate();
+    await expect(failing).rejects.toThrow("boom");
+    expect(await logout).toBe(1);
+    await login;
+    // On SQLite's one connection, writes joined to the open transaction used to go with its rollback.
+    expect(await findSession(db, loggedOut)).toBeUndefined();
+    expect(await findSession(db, loggedIn)).toBeDefined();
   });
 
   test("concurrent transactions do not interfere", async () => {
