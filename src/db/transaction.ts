@@ -22,21 +22,32 @@ export async function withTransaction<T>(db: Database, work: (tx: Database) => P
   return run;
 }
 
+/** The handles `withTransaction` gives its work on SQLite, while their transaction is open. */
+const openSqliteTransactions = new WeakSet<Database>();
+
 /**
- * One write made outside any transaction. On SQLite it queues with the transactions: issued while
- * another request's transaction is open on the process's one connection, it would join that
- * transaction and be undone by its rollback (a logout undone, a new session or a failure count
- * lost). On Postgres each statement has a connection of its own: it runs as it is. Never call it
- * from inside `withTransaction` (on SQLite it would wait for itself).
+ * One write statement. Inside a transaction (`db` is the handle `withTransaction` gave) it simply
+ * runs. Outside one, on SQLite, it queues with the transactions as a transaction of its own: issued
+ * while another request's transaction is open on the process's one connection, it would join that
+ * transaction and be undone by its rollback (a logout undone, a new session lost), and its BEGIN
+ * waits for another process's lock asynchronously (db/busy.ts) instead of failing after the short
+ * busy timeout. On Postgres each statement has a connection of its own: it runs as it is.
  */
-export function writeOutsideTransaction<T>(db: Database, write: (db: Database) => Promise<T>): Promise<T> {
-  return db.dialect === "sqlite" ? withTransaction(db, write) : write(db);
+export function queuedWrite<T>(db: Database, write: () => Promise<T>): Promise<T> {
+  if (db.dialect !== "sqlite" || openSqliteTransactions.has(db)) return write();
+  return withTransaction(db, write);
 }
 
 interface SqliteStatement {
   run(): unknown;
 }
+interface SqliteClient {
+  prepare(sql: string): SqliteStatement;
+  readonly inTransaction: boolean;
+}
 interface TransactionStatements {
+  /** Whether the connection is still in a transaction (SQLite may have ended it on an error). */
+  open(): boolean;
   begin: SqliteStatement;
   commit: SqliteStatement;
   rollback: SqliteStatement;
@@ -49,10 +60,11 @@ interface TransactionStatements {
 const transactionStatements = new WeakMap<object, TransactionStatements>();
 
 function statementsOf(db: Database): TransactionStatements {
-  const client = (db.orm as unknown as { $client: { prepare(sql: string): SqliteStatement } }).$client;
+  const client = (db.orm as unknown as { $client: SqliteClient }).$client;
   let statements = transactionStatements.get(client);
   if (statements === undefined) {
     statements = {
+      open: () => client.inTransaction,
       begin: client.prepare("BEGIN IMMEDIATE"),
       commit: client.prepare("COMMIT"),
       rollback: client.prepare("ROLLBACK"),
@@ -63,15 +75,22 @@ function statementsOf(db: Database): TransactionStatements {
 }
 
 async function runSqliteTransaction<T>(db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
-  const { begin, commit, rollback } = statementsOf(db);
+  const { open, begin, commit, rollback } = statementsOf(db);
   // Another process may hold the write lock: wait for it without blocking the event loop.
   await retryWhileBusy(() => begin.run());
+  // A handle of its own, so that writes made through it know they are inside (queuedWrite).
+  const tx = { ...db };
+  openSqliteTransactions.add(tx);
   try {
-    const result = await work(db);
+    const result = await work(tx);
     commit.run();
     return result;
   } catch (error) {
-    rollback.run();
+    // A COMMIT that failed for a full disk (SQLITE_FULL) has already rolled back: a ROLLBACK then
+    // would fail too and hide the error that says why.
+    if (open()) rollback.run();
     throw error;
+  } finally {
+    openSqliteTransactions.delete(tx);
   }
 }

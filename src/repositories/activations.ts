@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
+import { queuedWrite } from "../db/transaction";
 import type { BookVersionRow } from "./book-versions";
 import type { BookRow } from "./books";
 
@@ -110,17 +111,21 @@ export async function updateActivation(
   now: Date,
 ): Promise<ActivationRow | undefined> {
   const { activation } = db.tables;
-  const [row] = await db.orm
-    .update(activation)
-    .set({ ...fields, updatedAt: now })
-    .where(eq(activation.id, id))
-    .returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm
+      .update(activation)
+      .set({ ...fields, updatedAt: now })
+      .where(eq(activation.id, id))
+      .returning(),
+  );
   return row;
 }
 
 export async function deleteActivation(db: Database, id: number): Promise<ActivationRow | undefined> {
   const { activation } = db.tables;
-  const [row] = await db.orm.delete(activation).where(eq(activation.id, id)).returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm.delete(activation).where(eq(activation.id, id)).returning(),
+  );
   return row;
 }
 

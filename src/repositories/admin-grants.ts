@@ -1,6 +1,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
+import { queuedWrite } from "../db/transaction";
 
 export type AdminGrantRow = Database["tables"]["adminGrant"]["$inferSelect"];
 
@@ -22,21 +23,25 @@ export async function hasAdminGrant(db: Database, userUuid: string): Promise<boo
 /** Adds the grant; false when the user already had one. */
 export async function insertAdminGrant(db: Database, userUuid: string, at: Date): Promise<boolean> {
   const { adminGrant } = db.tables;
-  const rows = await db.orm
-    .insert(adminGrant)
-    .values({ userUuid, grantedAt: at })
-    .onConflictDoNothing()
-    .returning({ userUuid: adminGrant.userUuid });
+  const rows = await queuedWrite(db, () =>
+    db.orm
+      .insert(adminGrant)
+      .values({ userUuid, grantedAt: at })
+      .onConflictDoNothing()
+      .returning({ userUuid: adminGrant.userUuid }),
+  );
   return rows.length > 0;
 }
 
 /** Removes the grant; false when there was none. */
 export async function deleteAdminGrant(db: Database, userUuid: string): Promise<boolean> {
   const { adminGrant } = db.tables;
-  const rows = await db.orm
-    .delete(adminGrant)
-    .where(eq(adminGrant.userUuid, userUuid))
-    .returning({ userUuid: adminGrant.userUuid });
+  const rows = await queuedWrite(db, () =>
+    db.orm
+      .delete(adminGrant)
+      .where(eq(adminGrant.userUuid, userUuid))
+      .returning({ userUuid: adminGrant.userUuid }),
+  );
   return rows.length > 0;
 }
 

@@ -1,5 +1,6 @@
 import { and, count, eq, ne, type SQL } from "drizzle-orm";
 import type { Database } from "#db";
+import { queuedWrite } from "../db/transaction";
 
 export type ApkRow = Database["tables"]["apk"]["$inferSelect"];
 export type ApkKind = ApkRow["kind"];
@@ -54,10 +55,12 @@ export async function findActiveApk(db: Database, kind: ApkKind): Promise<ApkRow
 }
 
 export async function insertApk(db: Database, fields: ApkFields, now: Date): Promise<ApkRow> {
-  const [row] = await db.orm
-    .insert(db.tables.apk)
-    .values({ ...fields, active: false, createdAt: now, updatedAt: now })
-    .returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm
+      .insert(db.tables.apk)
+      .values({ ...fields, active: false, createdAt: now, updatedAt: now })
+      .returning(),
+  );
   return row!;
 }
 
@@ -68,11 +71,13 @@ export async function updateApk(
   now: Date,
 ): Promise<ApkRow | undefined> {
   const { apk } = db.tables;
-  const [row] = await db.orm
-    .update(apk)
-    .set({ ...fields, updatedAt: now })
-    .where(eq(apk.id, id))
-    .returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm
+      .update(apk)
+      .set({ ...fields, updatedAt: now })
+      .where(eq(apk.id, id))
+      .returning(),
+  );
   return row;
 }
 
@@ -84,14 +89,16 @@ export async function deactivateOthers(
   now: Date,
 ): Promise<void> {
   const { apk } = db.tables;
-  await db.orm
-    .update(apk)
-    .set({ active: false, updatedAt: now })
-    .where(and(eq(apk.kind, kind), eq(apk.active, true), ne(apk.id, keepId)));
+  await queuedWrite(db, () =>
+    db.orm
+      .update(apk)
+      .set({ active: false, updatedAt: now })
+      .where(and(eq(apk.kind, kind), eq(apk.active, true), ne(apk.id, keepId))),
+  );
 }
 
 export async function deleteApk(db: Database, id: number): Promise<ApkRow | undefined> {
   const { apk } = db.tables;
-  const [row] = await db.orm.delete(apk).where(eq(apk.id, id)).returning();
+  const [row] = await queuedWrite(db, () => db.orm.delete(apk).where(eq(apk.id, id)).returning());
   return row;
 }

@@ -3,6 +3,7 @@
 // cleanup removing its file (see services/files.ts and jobs/blob-cleanup.ts).
 import { and, eq, lte, notExists, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { queuedWrite } from "../db/transaction";
 
 /**
  * Holds the blob's lock until the transaction ends. Postgres: a transaction-level advisory lock
@@ -17,7 +18,9 @@ export async function lockBlob(tx: Database, sha256: string): Promise<void> {
 }
 
 export async function insertBlob(db: Database, sha256: string, size: number, now: Date): Promise<void> {
-  await db.orm.insert(db.tables.blob).values({ sha256, size, createdAt: now }).onConflictDoNothing();
+  await queuedWrite(db, () =>
+    db.orm.insert(db.tables.blob).values({ sha256, size, createdAt: now }).onConflictDoNothing(),
+  );
 }
 
 export async function blobRecorded(db: Database, sha256: string): Promise<boolean> {
@@ -40,16 +43,18 @@ export async function claimUnreferencedBlobs(db: Database, cutoff: Date): Promis
   const named = (
     column: typeof book.coverSha256 | typeof bookVersion.archiveSha256 | typeof apk.fileSha256,
   ) => notExists(db.orm.select({ one: sql`1` }).from(column.table).where(eq(column, blob.sha256)));
-  const rows = await db.orm
-    .delete(blob)
-    .where(
-      and(
-        lte(blob.createdAt, cutoff),
-        named(book.coverSha256),
-        named(bookVersion.archiveSha256),
-        named(apk.fileSha256),
-      ),
-    )
-    .returning({ sha256: blob.sha256 });
+  const rows = await queuedWrite(db, () =>
+    db.orm
+      .delete(blob)
+      .where(
+        and(
+          lte(blob.createdAt, cutoff),
+          named(book.coverSha256),
+          named(bookVersion.archiveSha256),
+          named(apk.fileSha256),
+        ),
+      )
+      .returning({ sha256: blob.sha256 }),
+  );
   return rows.map((row) => row.sha256);
 }

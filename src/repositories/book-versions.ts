@@ -1,5 +1,6 @@
 import { and, count, desc, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { queuedWrite } from "../db/transaction";
 
 export type BookVersionRow = Database["tables"]["bookVersion"]["$inferSelect"];
 export type BookVersionFields = Pick<
@@ -48,10 +49,12 @@ export async function insertBookVersion(
   fields: BookVersionFields,
   now: Date,
 ): Promise<BookVersionRow> {
-  const [row] = await db.orm
-    .insert(db.tables.bookVersion)
-    .values({ ...fields, createdAt: now, updatedAt: now })
-    .returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm
+      .insert(db.tables.bookVersion)
+      .values({ ...fields, createdAt: now, updatedAt: now })
+      .returning(),
+  );
   return row!;
 }
 
@@ -62,17 +65,21 @@ export async function updateBookVersion(
   now: Date,
 ): Promise<BookVersionRow | undefined> {
   const { bookVersion } = db.tables;
-  const [row] = await db.orm
-    .update(bookVersion)
-    .set({ ...fields, updatedAt: now })
-    .where(eq(bookVersion.id, id))
-    .returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm
+      .update(bookVersion)
+      .set({ ...fields, updatedAt: now })
+      .where(eq(bookVersion.id, id))
+      .returning(),
+  );
   return row;
 }
 
 export async function deleteBookVersion(db: Database, id: number): Promise<BookVersionRow | undefined> {
   const { bookVersion } = db.tables;
-  const [row] = await db.orm.delete(bookVersion).where(eq(bookVersion.id, id)).returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm.delete(bookVersion).where(eq(bookVersion.id, id)).returning(),
+  );
   return row;
 }
 

@@ -1,6 +1,7 @@
 import { count, eq, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
+import { queuedWrite } from "../db/transaction";
 
 export type BookRow = Database["tables"]["book"]["$inferSelect"];
 export type BookFields = Pick<BookRow, "title" | "author" | "isbn" | "description" | "language">;
@@ -41,10 +42,12 @@ export async function findBook(db: Database, id: number): Promise<BookRow | unde
 }
 
 export async function insertBook(db: Database, fields: BookFields, now: Date): Promise<BookRow> {
-  const [row] = await db.orm
-    .insert(db.tables.book)
-    .values({ ...fields, createdAt: now, updatedAt: now })
-    .returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm
+      .insert(db.tables.book)
+      .values({ ...fields, createdAt: now, updatedAt: now })
+      .returning(),
+  );
   return row!;
 }
 
@@ -55,17 +58,19 @@ export async function updateBook(
   now: Date,
 ): Promise<BookRow | undefined> {
   const { book } = db.tables;
-  const [row] = await db.orm
-    .update(book)
-    .set({ ...fields, updatedAt: now })
-    .where(eq(book.id, id))
-    .returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm
+      .update(book)
+      .set({ ...fields, updatedAt: now })
+      .where(eq(book.id, id))
+      .returning(),
+  );
   return row;
 }
 
 export async function deleteBook(db: Database, id: number): Promise<BookRow | undefined> {
   const { book } = db.tables;
-  const [row] = await db.orm.delete(book).where(eq(book.id, id)).returning();
+  const [row] = await queuedWrite(db, () => db.orm.delete(book).where(eq(book.id, id)).returning());
   return row;
 }
 

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { queuedWrite } from "../db/transaction";
 import type { QrCodeRow } from "./qr-codes";
 
 export type QrCodeBatchRow = Database["tables"]["qrCodeBatch"]["$inferSelect"];
@@ -22,10 +23,12 @@ export async function insertQrCodeBatch(
   batch: NewQrCodeBatch,
   now: Date,
 ): Promise<QrCodeBatchRow> {
-  const [row] = await db.orm
-    .insert(db.tables.qrCodeBatch)
-    .values({ ...batch, createdAt: now })
-    .returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm
+      .insert(db.tables.qrCodeBatch)
+      .values({ ...batch, createdAt: now })
+      .returning(),
+  );
   return row!;
 }
 
@@ -96,11 +99,9 @@ export async function setQrCodeBatchEnabled(
   now: Date,
 ): Promise<number> {
   const { activationQrCode: q } = db.tables;
-  const rows = await db.orm
-    .update(q)
-    .set({ enabled, updatedAt: now })
-    .where(eq(q.batchId, batchId))
-    .returning({ id: q.id });
+  const rows = await queuedWrite(db, () =>
+    db.orm.update(q).set({ enabled, updatedAt: now }).where(eq(q.batchId, batchId)).returning({ id: q.id }),
+  );
   return rows.length;
 }
 

@@ -1,6 +1,7 @@
 import { and, count, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
+import { queuedWrite } from "../db/transaction";
 
 export type QrCodeRow = Database["tables"]["activationQrCode"]["$inferSelect"];
 export type NewQrCode = Pick<
@@ -80,7 +81,9 @@ export async function insertQrCodes(db: Database, codes: NewQrCode[], now: Date)
     const values = codes
       .slice(start, start + INSERT_CHUNK)
       .map((code) => ({ ...code, activationCount: 0, createdAt: now, updatedAt: now }));
-    inserted.push(...(await db.orm.insert(db.tables.activationQrCode).values(values).returning()));
+    inserted.push(
+      ...(await queuedWrite(db, () => db.orm.insert(db.tables.activationQrCode).values(values).returning())),
+    );
   }
   return inserted;
 }
@@ -92,11 +95,13 @@ export async function setQrCodeEnabled(
   now: Date,
 ): Promise<QrCodeRow | undefined> {
   const { activationQrCode } = db.tables;
-  const [row] = await db.orm
-    .update(activationQrCode)
-    .set({ enabled, updatedAt: now })
-    .where(eq(activationQrCode.id, id))
-    .returning();
+  const [row] = await queuedWrite(db, () =>
+    db.orm
+      .update(activationQrCode)
+      .set({ enabled, updatedAt: now })
+      .where(eq(activationQrCode.id, id))
+      .returning(),
+  );
   return row;
 }
 
@@ -137,8 +142,10 @@ export async function consumeActivation(db: Database, id: number, now: Date): Pr
 /** Gives an activation back to the code (its activation was deleted). */
 export async function releaseActivation(db: Database, id: number, now: Date): Promise<void> {
   const { activationQrCode: q } = db.tables;
-  await db.orm
-    .update(q)
-    .set({ activationCount: sql`${q.activationCount} - 1`, updatedAt: now })
-    .where(and(eq(q.id, id), gt(q.activationCount, 0)));
+  await queuedWrite(db, () =>
+    db.orm
+      .update(q)
+      .set({ activationCount: sql`${q.activationCount} - 1`, updatedAt: now })
+      .where(and(eq(q.id, id), gt(q.activationCount, 0))),
+  );
 }

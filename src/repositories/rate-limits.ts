@@ -1,7 +1,7 @@
 import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { retryWhileBusy } from "../db/busy";
-import { writeOutsideTransaction } from "../db/transaction";
+import { queuedWrite } from "../db/transaction";
 
 export interface CountedEvent {
   key: string;
@@ -20,7 +20,7 @@ export async function countEvents(
   now: Date,
 ): Promise<CountedEvent[]> {
   // Never inside another request's transaction: a failed redemption's rollback would undo it.
-  return writeOutsideTransaction(db, (tx) => upsertCounts(tx, events, now));
+  return queuedWrite(db, () => upsertCounts(db, events, now));
 }
 
 async function upsertCounts(

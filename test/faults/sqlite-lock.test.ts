@@ -116,4 +116,17 @@ describe("SQLite locked by another process", () => {
     expect((await login()).status).toBe(200);
     expect((await renameBook("Changed after the lock")).status).toBe(200);
   }, 60_000);
+
+  test("a single write that meets a lock released within the retry budget succeeds", async () => {
+    const holder = await holdExclusiveLock(join(dataDir, "bookdist.sqlite"));
+    const write = timed(() => renameBook("Changed once the lock went"));
+    // Held for 500 ms of the 2 s budget: the write waits (asynchronously) and then goes through.
+    await Bun.sleep(500);
+    holder.stdin.end();
+    await holder.exited;
+    const { response, ms } = await write;
+    expect(response.status).toBe(200);
+    expect(ms).toBeGreaterThanOrEqual(400);
+    expect(((await (await readBook()).json()) as { title: string }).title).toBe("Changed once the lock went");
+  }, 30_000);
 });
