@@ -1,9 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { getPath } from "hono/utils/url";
-import { receivePromptBody } from "./lib/connection-timeouts";
 import type { Deps } from "./lib/deps";
-import { MAX_JSON_BODY_BYTES } from "./lib/empty-body";
 import { handleError } from "./lib/error-handler";
 import { methodNotAllowed } from "./lib/method-not-allowed";
 import { AppError, problemResponse } from "./lib/problems";
@@ -13,17 +11,6 @@ import type { AppBindings } from "./lib/types";
 import { routers } from "./routes";
 import { registerApiDocs } from "./routes/docs";
 import { createServices } from "./services/container";
-
-/**
- * The upload routes (POST /book/{id}/cover, /bookversion/{id}/upload, /apk/{id}/upload) bound
- * their bodies themselves while they stream, slowly if the network is slow; every other body is
- * read at once, held to MAX_JSON_BODY_BYTES and to a short stall (connection-timeouts.ts).
- * Matched on the path the router sees, not on Content-Type, which the client chooses.
- */
-const UPLOAD_PATH = /^\/(?:book\/[^/]+\/cover|(?:bookversion|apk)\/[^/]+\/upload)$/;
-
-/** The methods whose bodies a handler may read; no route reads the body of a GET or HEAD. */
-const METHODS_WITH_BODIES = ["POST", "PUT", "PATCH", "DELETE"];
 
 export function createApp(deps: Deps) {
   const app = new OpenAPIHono<AppBindings>({ getPath: routingPathOf });
@@ -40,10 +27,6 @@ export function createApp(deps: Deps) {
     );
   }
   app.use(methodNotAllowed(app));
-  // Registered for these methods only, so a GET or HEAD does not pass through this layer at all.
-  app.on(METHODS_WITH_BODIES, "*", (c, next) =>
-    c.req.method === "POST" && UPLOAD_PATH.test(c.req.path) ? next() : jsonBody(c, next),
-  );
 
   for (const router of routers) app.route("/", router);
   registerApiDocs(app);
@@ -65,7 +48,5 @@ function routingPathOf(request: Request): string {
     ? getPath({ url: `http://host${request.url}` } as Request)
     : getPath(request);
 }
-
-const jsonBody = receivePromptBody(MAX_JSON_BODY_BYTES);
 
 export type App = ReturnType<typeof createApp>;

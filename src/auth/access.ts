@@ -1,12 +1,11 @@
-// Access levels are declared on each route; the declaration produces both the enforcing
-// middleware and the OpenAPI `security` entry, so documentation and enforcement cannot drift.
-import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+// Access levels are declared on each route (lib/define-route.ts); the declaration produces both
+// the enforcing middleware and the OpenAPI `security` entry, so documentation and enforcement
+// cannot drift. This is the route layer: services decide entitlement and ownership themselves.
 import type { Context, MiddlewareHandler } from "hono";
-import { errorResponses } from "../lib/openapi";
-import { AppError, type ErrorCode } from "../lib/problems";
+import { AppError, forbidden } from "../lib/problems";
 import type { AppBindings } from "../lib/types";
 import { authenticate } from "./authenticate";
-import { isAdmin, type Principal } from "./principal";
+import { assertOwner, isAdmin, type Principal } from "./principal";
 
 export type AccessLevel = "public" | "user" | "owner" | "entitled" | "published" | "admin";
 
@@ -22,7 +21,9 @@ const levelDescriptions: Record<AccessLevel, string> = {
   admin: "Access: admin.",
 };
 
-export const forbidden = (detail = "You may not do this.") => new AppError("FORBIDDEN", detail);
+export function accessDescription(level: AccessLevel): string {
+  return levelDescriptions[level];
+}
 
 export function requireAccess(level: AccessLevel): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
@@ -51,50 +52,9 @@ export async function authorize(
   return principal;
 }
 
-export function assertOwner(principal: Principal, userUuid: string): void {
-  if (!isAdmin(principal) && principal.userUuid !== userUuid.toLowerCase()) {
-    throw forbidden("This belongs to another user.");
-  }
-}
-
 export function securityFor(level: AccessLevel): Array<Record<string, string[]>> {
   if (level === "public") return [];
   const schemes: Array<Record<string, string[]>> = [{ [BEARER_SCHEME]: [] }, { [BASIC_SCHEME]: [] }];
   // `{}` is OpenAPI's "no credentials" alternative: what a published record is served with.
   return level === "published" ? [{}, ...schemes] : schemes;
-}
-
-function accessErrors(level: AccessLevel): ErrorCode[] {
-  if (level === "public") return [];
-  return level === "user"
-    ? ["UNAUTHORIZED", "AUTHENTICATION_FAILED"]
-    : ["UNAUTHORIZED", "AUTHENTICATION_FAILED", "FORBIDDEN"];
-}
-
-/**
- * createRoute with an access level: adds the middleware, `security`, the 401/403 responses,
- * the level to the description, and `x-access-level` (read by the access test).
- */
-export function defineRoute<const R extends Omit<RouteConfig, "middleware" | "security">>(
-  level: AccessLevel,
-  route: R,
-  extraMiddleware: MiddlewareHandler<AppBindings>[] = [],
-) {
-  const description = [route.description, levelDescriptions[level]].filter(Boolean).join("\n\n");
-  return createRoute({
-    ...route,
-    description,
-    middleware: [requireAccess(level), ...extraMiddleware],
-    security: securityFor(level),
-    "x-access-level": level,
-    responses: {
-      ...errorResponses(
-        ...accessErrors(level),
-        "INTERNAL_ERROR",
-        "SERVICE_UNAVAILABLE",
-        "INSUFFICIENT_STORAGE",
-      ),
-      ...route.responses,
-    },
-  } as R & { middleware: MiddlewareHandler<AppBindings>[] });
 }

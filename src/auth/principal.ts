@@ -1,3 +1,5 @@
+import { forbidden } from "../lib/problems";
+
 export type Role = "user" | "admin";
 
 /** Who is calling: set by the access middleware on every non-public route. */
@@ -27,4 +29,11 @@ export function rolesOf(isAdmin: boolean): Role[] {
 
 export function isAdmin(principal: Principal): boolean {
   return principal.roles.includes("admin");
+}
+
+/** The `owner` level: the user the record or path names, or an admin (403 otherwise). */
+export function assertOwner(principal: Principal, userUuid: string): void {
+  if (!isAdmin(principal) && principal.userUuid !== userUuid.toLowerCase()) {
+    throw forbidden("This belongs to another user.");
+  }
 }

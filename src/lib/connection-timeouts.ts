@@ -5,7 +5,7 @@
 // body) — gets the longest Bun allows, as a slow mobile network needs.
 import type { Server } from "bun";
 import type { MiddlewareHandler } from "hono";
-import { readBounded } from "./empty-body";
+import { readBounded } from "./bounded-body";
 import type { AppBindings } from "./types";
 
 /** Headers, keep-alive, and a JSON body that stops arriving. */
@@ -26,18 +26,19 @@ export function allowSlowTransfer(server: Pick<Server<undefined>, "timeout">, re
 }
 
 /**
- * Reads a non-upload body at once, at most `maxBytes`, with the short idle timeout, and keeps it
- * where hono's validators read it back; then the handler gets the long timeout again.
+ * Reads a non-upload body at once, at most `maxBytes`, with the short idle timeout, and hands
+ * the validators a request holding it (as hono/body-limit does); then the handler gets the long
+ * timeout again. `emptyAsObject`: a body that may be left out reads as `{}` when it is empty.
  */
-export function receivePromptBody(maxBytes: number): MiddlewareHandler<AppBindings> {
+export function receivePromptBody(maxBytes: number, emptyAsObject = false): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
     const server = serverOf(c.env);
     const request = c.req.raw;
     server?.timeout(request, SHORT_IDLE_SECONDS);
     const text = await readBounded(request, maxBytes);
     server?.timeout(request, LONG_IDLE_SECONDS);
-    // Hono keeps the body promise here (its type says string); the JSON validator reads it back.
-    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+    const body = emptyAsObject && text.trim() === "" ? "{}" : text;
+    c.req.raw = new Request(request, { body });
     await next();
   };
 }

@@ -1,6 +1,5 @@
 // OpenAPI pieces shared by every file download and upload route.
 import { z } from "@hono/zod-openapi";
-import { errorResponses } from "./openapi";
 
 export const RangeHeaders = z.object({
   range: z
@@ -38,7 +37,10 @@ const downloadHeaders = {
   "Cache-Control": { description: "How long caches may keep it", schema: { type: "string" as const } },
 };
 
-/** 200 (whole file), 206 (a range), 304 (not modified) and the errors of a download. */
+/**
+ * 200 (whole file), 206 (a range) and 304 (not modified) of a download; its route adds the
+ * errors NOT_FOUND and RANGE_NOT_SATISFIABLE (`downloadErrors`).
+ */
 export function downloadResponses(contentType: string, description: string) {
   const body = { [contentType]: { schema: { type: "string" as const, format: "binary" } } };
   return {
@@ -55,13 +57,10 @@ export function downloadResponses(contentType: string, description: string) {
       description: "Not modified: the If-None-Match ETag still matches",
       headers: { ETag: downloadHeaders.ETag },
     },
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND", "RANGE_NOT_SATISFIABLE"),
   };
 }
 
-export const uploadErrors = [
-  "VALIDATION_FAILED",
-  "NOT_FOUND",
-  "PAYLOAD_TOO_LARGE",
-  "UNSUPPORTED_MEDIA_TYPE",
-] as const;
+export const downloadErrors = ["NOT_FOUND", "RANGE_NOT_SATISFIABLE"] as const;
+
+/** An upload's record may be gone; its file may be too large or not what the route takes. */
+export const uploadErrors = ["NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const;

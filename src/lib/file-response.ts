@@ -1,5 +1,6 @@
 // The one way a file leaves the service (API.md §6): validators, conditional requests and a
 // single byte range, with the body streamed from disk by Bun (sendfile), never read into memory.
+import type { Deps } from "./deps";
 import { AppError } from "./problems";
 
 export interface FileToSend {
@@ -161,4 +162,9 @@ export function fileResponse(request: Request, file: FileToSend): Response {
 
   headers.set("Content-Length", String(file.size));
   return new Response(withBody ? Bun.file(file.path) : null, { status: 200, headers });
+}
+
+/** Answers a stored blob with the download behaviour of API.md §6. */
+export function sendBlob(deps: Deps, request: Request, file: Omit<FileToSend, "path">): Response {
+  return fileResponse(request, { ...file, path: deps.blobs.pathOf(file.sha256) });
 }

@@ -1,6 +1,15 @@
 // Schemas and response declarations shared by every route module.
-import { z } from "@hono/zod-openapi";
-import { type ErrorCode, kebab, PROBLEM_CONTENT_TYPE, type Problem, statusOf, titleOf } from "./problems";
+import { type RouteConfig, z } from "@hono/zod-openapi";
+import {
+  type ErrorCode,
+  headersOf,
+  kebab,
+  PROBLEM_CONTENT_TYPE,
+  type Problem,
+  type StatusOf,
+  statusOf,
+  titleOf,
+} from "./problems";
 
 export const JSON_CONTENT_TYPE = "application/json";
 
@@ -63,37 +72,50 @@ export const ProblemSchema = z
   })
   .openapi("Problem", { description: "RFC 9457 problem details; `errors` only for VALIDATION_FAILED." });
 
-/** The text/plain answer of every `…/count` endpoint. */
-export const countResponse = {
-  200: {
-    description: "The number, as decimal text",
-    content: { "text/plain": { schema: z.string().openapi({ example: "42" }) } },
-  },
-} as const;
+/** Every response carries X-Request-Id (API.md §1): declared once, referenced everywhere. */
+export const REQUEST_ID_HEADER = "X-Request-Id";
+export const requestIdHeader = {
+  [REQUEST_ID_HEADER]: { $ref: `#/components/headers/${REQUEST_ID_HEADER}` },
+};
+export const requestIdHeaderComponent = {
+  description: "Echoes a sane incoming X-Request-Id, or a new one; logs carry it",
+  schema: { type: "string" as const, example: "5b0e3c52-8a0d-4f5e-9d8e-2f6f0c1a7b34" },
+};
+
+type ProblemExamples = Record<string, { summary: string; value: Problem }>;
+
+/** The headers of a response, as the library's route type takes them. */
+type ResponseHeaders = Exclude<
+  Exclude<RouteConfig["responses"][string], { $ref: string }>["headers"],
+  z.ZodType | undefined
+>;
+
+/** How a route declares the answers of one error status: problem+json with an example per code. */
+export interface ProblemResponse {
+  description: string;
+  headers: ResponseHeaders;
+  content: { [PROBLEM_CONTENT_TYPE]: { schema: typeof ProblemSchema; examples: ProblemExamples } };
+}
+
+/** A route's error responses, keyed by the literal statuses of `C`. */
+export type ErrorResponses<C extends ErrorCode> = { [S in StatusOf<C>]: ProblemResponse };
 
 /**
  * The error responses a route can give, grouped by status, so the OpenAPI document lists every
- * error a client can get, each code with an example body (Swagger UI offers them by name).
+ * error a client can get, each code with an example body (Swagger UI offers them by name) and
+ * the headers its definition names.
  */
-export function errorResponses(...codes: ErrorCode[]) {
+export function errorResponses<const C extends readonly ErrorCode[]>(...codes: C): ErrorResponses<C[number]> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
     const status = statusOf(code);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const responses: Record<
-    number,
-    {
-      description: string;
-      content: Record<
-        string,
-        { schema: typeof ProblemSchema; examples: Record<string, { summary: string; value: Problem }> }
-      >;
-    }
-  > = {};
+  const responses: Record<number, ProblemResponse> = {};
   for (const [status, group] of byStatus) {
     responses[status] = {
       description: group.map((code) => `${code}: ${titleOf(code)}`).join("; "),
+      headers: Object.assign({}, requestIdHeader, ...group.map(headersOf)),
       content: {
         [PROBLEM_CONTENT_TYPE]: {
           schema: ProblemSchema,
@@ -104,7 +126,8 @@ export function errorResponses(...codes: ErrorCode[]) {
       },
     };
   }
-  return responses;
+  // The map's keys are exactly StatusOf<C[number]>; TypeScript cannot follow a loop to see it.
+  return responses as ErrorResponses<C[number]>;
 }
 
 const exampleDetails: Partial<Record<ErrorCode, string>> = {

@@ -28,77 +28,79 @@ export const errorCodes = [
 
 export type ErrorCode = (typeof errorCodes)[number];
 
-export type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 416 | 429 | 500 | 503 | 507;
-
-export function statusOf(code: ErrorCode): ProblemStatus {
-  switch (code) {
-    case "NOT_FOUND":
-      return 404;
-    case "METHOD_NOT_ALLOWED":
-      return 405;
-    case "UNAUTHORIZED":
-    case "AUTHENTICATION_FAILED":
-      return 401;
-    case "FORBIDDEN":
-      return 403;
-    case "VALIDATION_FAILED":
-    case "INVALID_DEFINITION":
-    case "EMAIL_MISSING":
-    case "EMAIL_MALFORMED":
-      return 400;
-    case "EMAIL_ALREADY_EXISTS":
-    case "CONFLICT":
-    case "QR_CODE_DISABLED":
-    case "QR_CODE_EXHAUSTED":
-    case "QR_CODE_EXPIRED":
-      return 409;
-    case "PAYLOAD_TOO_LARGE":
-      return 413;
-    case "UNSUPPORTED_MEDIA_TYPE":
-      return 415;
-    case "RANGE_NOT_SATISFIABLE":
-      return 416;
-    case "TOO_MANY_REQUESTS":
-      return 429;
-    case "INTERNAL_ERROR":
-      return 500;
-    case "SERVICE_UNAVAILABLE":
-      return 503;
-    case "INSUFFICIENT_STORAGE":
-      return 507;
-    default: {
-      const unhandled: never = code;
-      throw new Error(`no status for ${String(unhandled)}`);
-    }
-  }
+/** A response header a problem carries, declared in the OpenAPI document of its status. */
+export interface ProblemHeader {
+  description: string;
+  schema: { type: "string" | "integer" };
 }
 
-const titles: Record<ErrorCode, string> = {
-  NOT_FOUND: "Not Found",
-  METHOD_NOT_ALLOWED: "Method Not Allowed",
-  UNAUTHORIZED: "Unauthorized",
-  AUTHENTICATION_FAILED: "Authentication Failed",
-  FORBIDDEN: "Forbidden",
-  VALIDATION_FAILED: "Validation Failed",
-  INVALID_DEFINITION: "Invalid Definition",
-  EMAIL_MISSING: "E-mail Missing",
-  EMAIL_MALFORMED: "E-mail Malformed",
-  EMAIL_ALREADY_EXISTS: "E-mail Already Exists",
-  CONFLICT: "Conflict",
-  QR_CODE_DISABLED: "QR Code Disabled",
-  QR_CODE_EXHAUSTED: "QR Code Exhausted",
-  QR_CODE_EXPIRED: "QR Code Expired",
-  PAYLOAD_TOO_LARGE: "Payload Too Large",
-  UNSUPPORTED_MEDIA_TYPE: "Unsupported Media Type",
-  RANGE_NOT_SATISFIABLE: "Range Not Satisfiable",
-  TOO_MANY_REQUESTS: "Too Many Requests",
-  INTERNAL_ERROR: "Internal Server Error",
-  SERVICE_UNAVAILABLE: "Service Unavailable",
-  INSUFFICIENT_STORAGE: "Insufficient Storage",
+const retryAfter: Record<string, ProblemHeader> = {
+  "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" } },
 };
 
+/**
+ * Every error code's status, title and the headers its answers carry (API.md §2). The one
+ * source for the mapper, for `AppError` and for the error responses of the OpenAPI document;
+ * `satisfies` makes a code without a definition a compile error.
+ */
+export const errorDefinitions = {
+  NOT_FOUND: { status: 404, title: "Not Found" },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    title: "Method Not Allowed",
+    headers: { Allow: { description: "The methods this path supports", schema: { type: "string" } } },
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    title: "Unauthorized",
+    headers: {
+      "WWW-Authenticate": { description: "The scheme to authenticate with: `Bearer`", schema: { type: "string" } },
+    },
+  },
+  AUTHENTICATION_FAILED: { status: 401, title: "Authentication Failed" },
+  FORBIDDEN: { status: 403, title: "Forbidden" },
+  VALIDATION_FAILED: { status: 400, title: "Validation Failed" },
+  INVALID_DEFINITION: { status: 400, title: "Invalid Definition" },
+  EMAIL_MISSING: { status: 400, title: "E-mail Missing" },
+  EMAIL_MALFORMED: { status: 400, title: "E-mail Malformed" },
+  EMAIL_ALREADY_EXISTS: { status: 409, title: "E-mail Already Exists" },
+  CONFLICT: { status: 409, title: "Conflict" },
+  QR_CODE_DISABLED: { status: 409, title: "QR Code Disabled" },
+  QR_CODE_EXHAUSTED: { status: 409, title: "QR Code Exhausted" },
+  QR_CODE_EXPIRED: { status: 409, title: "QR Code Expired" },
+  PAYLOAD_TOO_LARGE: { status: 413, title: "Payload Too Large" },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported Media Type" },
+  RANGE_NOT_SATISFIABLE: {
+    status: 416,
+    title: "Range Not Satisfiable",
+    headers: { "Content-Range": { description: "`bytes */<size>`", schema: { type: "string" } } },
+  },
+  TOO_MANY_REQUESTS: { status: 429, title: "Too Many Requests", headers: retryAfter },
+  INTERNAL_ERROR: { status: 500, title: "Internal Server Error" },
+  SERVICE_UNAVAILABLE: { status: 503, title: "Service Unavailable", headers: retryAfter },
+  INSUFFICIENT_STORAGE: { status: 507, title: "Insufficient Storage", headers: retryAfter },
+} as const satisfies Record<
+  ErrorCode,
+  { status: number; title: string; headers?: Record<string, ProblemHeader> }
+>;
+
+/** The status of `C`, as a literal type (so route definitions keep their literal statuses). */
+export type StatusOf<C extends ErrorCode> = (typeof errorDefinitions)[C]["status"];
+
+export type ProblemStatus = StatusOf<ErrorCode>;
+
+export function statusOf<C extends ErrorCode>(code: C): StatusOf<C> {
+  return errorDefinitions[code].status;
+}
+
+/** The headers answers with `code` carry, for the document. */
+export function headersOf(code: ErrorCode): Record<string, ProblemHeader> {
+  const definition = errorDefinitions[code];
+  return "headers" in definition ? definition.headers : {};
+}
+
 export function titleOf(code: ErrorCode): string {
-  return titles[code];
+  return errorDefinitions[code].title;
 }
 
 export interface FieldError {
@@ -140,6 +142,7 @@ export class AppError extends Error {
 }
 
 export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} was not found.`);
+export const forbidden = (detail = "You may not do this.") => new AppError("FORBIDDEN", detail);
 export const conflict = (detail: string) => new AppError("CONFLICT", detail);
 export const validationFailed = (path: string, message: string) =>
   new AppError("VALIDATION_FAILED", `${path}: ${message}`, { errors: [{ path, message }] });

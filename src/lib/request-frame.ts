@@ -2,12 +2,11 @@
 // JSON charset and one log line. One middleware rather than five (hono's request-id and
 // secure-headers, and three of ours): each layer is one more async frame on every request.
 import type { MiddlewareHandler } from "hono";
-import type { Services } from "../services/container";
 import type { Deps } from "./deps";
 import { HAL_CONTENT_TYPE } from "./hal";
 import { JSON_CONTENT_TYPE } from "./openapi";
 import { PROBLEM_CONTENT_TYPE } from "./problems";
-import type { AppBindings } from "./types";
+import type { AppBindings, AppVariables } from "./types";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 
@@ -46,7 +45,7 @@ const CHARSET_LESS_JSON = new Map(
 );
 
 /** Outermost middleware, so its headers and log line also cover onError, notFound and 405. */
-export function requestFrame(deps: Deps, services: Services): MiddlewareHandler<AppBindings> {
+export function requestFrame(deps: Deps, services: AppVariables["services"]): MiddlewareHandler<AppBindings> {
   const { logger } = deps;
   return async (c, next) => {
     const started = logger.enabled("info") ? performance.now() : 0;

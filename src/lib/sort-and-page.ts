@@ -1,15 +1,21 @@
 // List conventions of API.md §1: Spring-style `sort`, 0-based `page` with `size`,
 // `X-Total-Count` and an RFC 8288 `Link` header.
 import { z } from "@hono/zod-openapi";
-import { type AnyColumn, asc, desc, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
-import { baseUrlOf, HAL_CONTENT_TYPE, halList, wantsHal } from "./hal";
+import { baseUrlOf, type PageInfo } from "./hal";
 import { requestTargetOf } from "./request-target";
 import type { AppBindings } from "./types";
 
-export interface SortOrder {
-  field: string;
+export interface SortOrder<F extends string = string> {
+  field: F;
   direction: "asc" | "desc";
+}
+
+/** Which rows of a list to read: the order asked for (empty: by id) and, for a page, the slice. */
+export interface ListWindow<F extends string = string> {
+  sort: SortOrder<F>[];
+  limit?: number;
+  offset?: number;
 }
 
 export interface Paging {
@@ -17,8 +23,14 @@ export interface Paging {
   size: number;
 }
 
+/** What a service gives for a list: the window's rows and the size of the whole list. */
+export interface Page<Row> {
+  rows: Row[];
+  total: number;
+}
+
 /** The query of a list endpoint whose sortable fields are `fields`. */
-export function listQuery(fields: readonly string[]) {
+export function listQuery<const F extends string>(fields: readonly F[]) {
   return z.object({
     page: z.coerce
       .number()
@@ -42,7 +54,7 @@ export function listQuery(fields: readonly string[]) {
   });
 }
 
-function sortParam(fields: readonly string[]) {
+function sortParam<F extends string>(fields: readonly F[]) {
   // No regex flags: the pattern goes into the OpenAPI document as it is.
   const pattern = new RegExp(`^(${fields.join("|")})(,(asc|desc|ASC|DESC))?$`);
   // One `sort` arrives as a string, several as an array.
@@ -55,6 +67,7 @@ function sortParam(fields: readonly string[]) {
           .regex(pattern, `sort must be one of ${fields.join(", ")}, optionally followed by ,asc or ,desc`),
       ),
     )
+    .transform((items) => items.map((item) => parseSortItem<F>(item)))
     .optional()
     .openapi({
       param: { name: "sort", in: "query", style: "form", explode: true },
@@ -72,29 +85,10 @@ export const listHeaders = {
   },
 };
 
-export function parseSort(sort: readonly string[] | undefined): SortOrder[] {
-  return (sort ?? []).map((item) => {
-    const [field = "id", direction = "asc"] = item.split(",");
-    return { field, direction: direction.toLowerCase() === "desc" ? "desc" : "asc" };
-  });
-}
-
-/**
- * ORDER BY terms for `sort`, with `tieBreaker` (the id) last so that pages never overlap.
- * Field names were validated by the query schema; an unknown one here is a programming error.
- */
-export function orderByOf(
-  sort: readonly string[] | undefined,
-  columns: Record<string, AnyColumn>,
-  tieBreaker: AnyColumn,
-): SQL[] {
-  const terms = parseSort(sort).map(({ field, direction }) => {
-    const column = columns[field];
-    if (!column) throw new Error(`sort field ${field} has no column`);
-    return direction === "desc" ? desc(column) : asc(column);
-  });
-  terms.push(asc(tieBreaker));
-  return terms;
+/** One validated `field` or `field,direction` (the pattern above admitted only `fields`). */
+function parseSortItem<F extends string>(item: string): SortOrder<F> {
+  const [field, direction = "asc"] = item.split(",");
+  return { field: field as F, direction: direction.toLowerCase() === "desc" ? "desc" : "asc" };
 }
 
 export function pagingOf(query: {
@@ -105,8 +99,13 @@ export function pagingOf(query: {
   return { page: query.page ?? 0, size: query.size ?? 20 };
 }
 
-export function limitOffset(paging: Paging | undefined): { limit: number; offset: number } | undefined {
-  return paging ? { limit: paging.size, offset: paging.page * paging.size } : undefined;
+/** The rows `query` asks for. */
+export function listWindowOf<F extends string>(
+  query: { sort?: SortOrder<F>[] | undefined },
+  paging: Paging | undefined,
+): ListWindow<F> {
+  const sort = query.sort ?? [];
+  return paging ? { sort, limit: paging.size, offset: paging.page * paging.size } : { sort };
 }
 
 /** Sets X-Total-Count and, for a paged list, the Link header. */
@@ -129,41 +128,11 @@ export function setListHeaders(c: Context<AppBindings>, total: number, paging: P
   c.header("Link", links.join(", "));
 }
 
-export function pageInfo(total: number, paging: Paging) {
+export function pageInfo(total: number, paging: Paging): PageInfo {
   return {
     size: paging.size,
     number: paging.page,
     totalElements: total,
     totalPages: Math.ceil(total / paging.size),
   };
-}
-
-/**
- * Answers a list: headers of API.md §1, then a JSON array, or a HAL collection under `rel`
- * with `links(item, base)` on each item when the client asked for HAL.
- */
-export function respondList<T extends object>(
-  c: Context<AppBindings>,
-  options: {
-    rel: string;
-    items: T[];
-    total: number;
-    paging: Paging | undefined;
-    links: (item: T, base: string) => Record<string, { href: string }>;
-    /** 201 for a list that a POST made (a QR code batch). */
-    status?: 200 | 201;
-  },
-): Response {
-  const status = options.status ?? 200;
-  setListHeaders(c, options.total, options.paging);
-  if (!wantsHal(c)) return c.json(options.items, status);
-  const base = baseUrlOf(c);
-  const { pathname, search } = requestTargetOf(c.req.url);
-  const body = halList(
-    options.rel,
-    options.items.map((item) => ({ ...item, _links: options.links(item, base) })),
-    `${base}${pathname}${search}`,
-    options.paging ? pageInfo(options.total, options.paging) : undefined,
-  );
-  return c.body(JSON.stringify(body), status, { "Content-Type": HAL_CONTENT_TYPE });
 }

@@ -1,16 +1,20 @@
 import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { Principal } from "../auth/principal";
-import type { Services } from "../services/container";
 import type { Deps } from "./deps";
 
+/**
+ * What a request carries through the app. Open for extension: the services container adds its
+ * own entry where it is defined (services/container.ts), so this file needs nothing above lib.
+ */
+export interface AppVariables {
+  requestId: string;
+  deps: Deps;
+  /** Set by the access middleware of every non-public route. */
+  principal: Principal;
+}
+
 export interface AppBindings {
-  Variables: {
-    requestId: string;
-    deps: Deps;
-    services: Services;
-    /** Set by the access middleware of every non-public route. */
-    principal: Principal;
-  };
+  Variables: AppVariables;
 }
 
 export type AppOpenAPI = OpenAPIHono<AppBindings>;

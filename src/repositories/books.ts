@@ -1,23 +1,37 @@
-import { count, eq, type SQL, sql } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { orderByOf, paged } from "../db/order-by";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
 import { queuedWrite } from "../db/transaction";
+import type { ListWindow } from "../lib/sort-and-page";
 
 export type BookRow = Database["tables"]["book"]["$inferSelect"];
 export type BookFields = Pick<BookRow, "title" | "author" | "isbn" | "description" | "language">;
 
-export async function listBooks(
-  db: Database,
-  options: { orderBy: SQL[]; limit?: number; offset?: number },
-): Promise<BookRow[]> {
+export const bookSortFields = ["id", "title", "author", "createdAt", "updatedAt"] as const;
+export type BookSortField = (typeof bookSortFields)[number];
+
+export function bookSortColumns({ book }: Database["tables"]) {
+  return {
+    id: book.id,
+    title: book.title,
+    author: book.author,
+    createdAt: book.createdAt,
+    updatedAt: book.updatedAt,
+  } satisfies Record<BookSortField, unknown>;
+}
+
+export async function listBooks(db: Database, window: ListWindow<BookSortField>): Promise<BookRow[]> {
   const { book } = db.tables;
-  const query = db.orm
-    .select()
-    .from(book)
-    .orderBy(...options.orderBy)
-    .$dynamic();
-  if (options.limit !== undefined) query.limit(options.limit).offset(options.offset ?? 0);
-  return query;
+  const orderBy = orderByOf(window, bookSortColumns(db.tables), book.id);
+  return paged(
+    db.orm
+      .select()
+      .from(book)
+      .orderBy(...orderBy)
+      .$dynamic(),
+    window,
+  );
 }
 
 export async function countBooks(db: Database): Promise<number> {

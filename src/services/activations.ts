@@ -1,7 +1,7 @@
 // The rules of activations: the book and the user must exist, (user, book) is unique, only the holder or an
 // admin sees one, and deleting one gives its slot back to the QR code it came from.
 import type { Database } from "#db";
-import { assertOwner } from "../auth/access";
+import { assertOwner } from "../auth/principal";
 import type { Principal } from "../auth/principal";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";

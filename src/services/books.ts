@@ -2,12 +2,30 @@
 import type { Database } from "#db";
 import { withTransaction } from "../db/transaction";
 import { AppError, notFound } from "../lib/problems";
+import type { ListWindow, Page } from "../lib/sort-and-page";
 import * as books from "../repositories/books";
+import { pageOf } from "./page";
+
+export function listBooks(db: Database, window: ListWindow<books.BookSortField>): Promise<Page<books.BookRow>> {
+  return pageOf(
+    window,
+    () => books.listBooks(db, window),
+    () => books.countBooks(db),
+  );
+}
+
+export function countBooks(db: Database): Promise<number> {
+  return books.countBooks(db);
+}
 
 export async function getBook(db: Database, id: number): Promise<books.BookRow> {
   const book = await books.findBook(db, id);
   if (!book) throw notFound(`Book ${id}`);
   return book;
+}
+
+export function createBook(db: Database, fields: books.BookFields, now: Date): Promise<books.BookRow> {
+  return books.insertBook(db, fields, now);
 }
 
 export async function replaceBook(

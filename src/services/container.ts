@@ -12,6 +12,13 @@ export interface Services {
   accountCheck: AccountCheck;
 }
 
+declare module "../lib/types" {
+  /** Every request carries the app's services (set by the request frame). */
+  interface AppVariables {
+    services: Services;
+  }
+}
+
 export function createServices(deps: Deps): Services {
   return {
     signer: new TokenSigner(deps.jwtSecret, deps.config.jwtIssuer),

@@ -1,8 +1,8 @@
 // The `entitled` level (API.md §3): a user with an activation for the book, or an admin.
 import { and, eq } from "drizzle-orm";
 import type { Database } from "#db";
-import { forbidden } from "../auth/access";
 import { isAdmin, type Principal } from "../auth/principal";
+import { forbidden } from "../lib/problems";
 
 export async function hasActivation(db: Database, userUuid: string, bookId: number): Promise<boolean> {
   const { activation } = db.tables;

@@ -1,52 +1,20 @@
-// Where uploads meet records: receive a checked file into the blob store, then register the blob
-// in the same transaction that points a record at it.
+// Where uploads meet records: a file already checked into the blob store (lib/file-upload.ts) is
+// registered in the same transaction that points a record at it.
 import type { Database } from "#db";
 import { withTransaction } from "../db/transaction";
-import type { Deps } from "../lib/deps";
-import { type FileToSend, fileResponse } from "../lib/file-response";
+import type { Inspected } from "../lib/file-upload";
 import { AppError, notFound } from "../lib/problems";
 import { insertBlob, lockBlob } from "../repositories/blobs";
 import { type BookVersionRow, updateBookVersion } from "../repositories/book-versions";
 import { type BookRow, updateBook } from "../repositories/books";
-import { type InspectedApk, inspectApkMetadata } from "../storage/apk-metadata";
 import type { BlobStore } from "../storage/blob-store";
-import { inspectPng, inspectZip, type ZipDirectory } from "../storage/file-types";
-import { type ReceivedUpload, receiveUpload } from "../storage/uploads";
 
-export type UploadKind = "cover" | "archive" | "apk";
-
-interface Inspected {
-  cover: { width: number; height: number };
-  archive: ZipDirectory;
-  apk: InspectedApk;
-}
-
-const inspectors: { [K in UploadKind]: (path: string, size: number) => Promise<Inspected[K]> } = {
-  cover: (path) => inspectPng(path),
-  archive: inspectZip,
-  apk: inspectApkMetadata,
-};
-
-function limitOf(deps: Deps, kind: UploadKind): number {
-  const { config } = deps;
-  return kind === "cover"
-    ? config.maxCoverBytes
-    : kind === "archive"
-      ? config.maxArchiveBytes
-      : config.maxApkBytes;
-}
-
-/** Streams the request's `file` part into the blob store, checked for its kind. */
-export function receiveFile<K extends UploadKind>(
-  deps: Deps,
-  request: Request,
-  kind: K,
-): Promise<ReceivedUpload<Inspected[K]>> {
-  return receiveUpload(request, {
-    maxBytes: limitOf(deps, kind),
-    blobs: deps.blobs,
-    inspect: inspectors[kind],
-  });
+/** A stored, checked upload: its blob and what its check read from it. */
+export interface StoredFile<I> {
+  sha256: string;
+  size: number;
+  filename: string | null;
+  inspected: I;
 }
 
 /**
@@ -80,7 +48,7 @@ export async function recordBlob(
 export function attachCover(
   db: Database,
   bookId: number,
-  file: ReceivedUpload<Inspected["cover"]>,
+  file: StoredFile<Inspected["cover"]>,
   now: Date,
   blobs: BlobStore,
 ): Promise<BookRow> {
@@ -104,7 +72,7 @@ export function attachCover(
 export function attachArchive(
   db: Database,
   versionId: number,
-  file: ReceivedUpload<Inspected["archive"]>,
+  file: StoredFile<Inspected["archive"]>,
   now: Date,
   blobs: BlobStore,
 ): Promise<BookVersionRow> {
@@ -141,9 +109,4 @@ function attachBlob<Row>(
     if (!updated) throw notFound(what);
     return updated;
   });
-}
-
-/** Answers a stored blob with the download behaviour of API.md §6. */
-export function sendBlob(deps: Deps, request: Request, file: Omit<FileToSend, "path">): Response {
-  return fileResponse(request, { ...file, path: deps.blobs.pathOf(file.sha256) });
 }

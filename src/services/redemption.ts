@@ -2,13 +2,13 @@
 // guard — a conditional UPDATE takes a slot from the code, the unique (user, book) index refuses
 // a second activation — so racing redemptions can never hand out more than maxActivations.
 import type { Database } from "#db";
-import { forbidden } from "../auth/access";
+
 import { isAdmin, type Principal } from "../auth/principal";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
 import { normalizeActivationCode } from "../lib/activation-code";
 import { throttleBucketOf } from "../lib/ip-address";
-import { AppError, type ErrorCode } from "../lib/problems";
+import { AppError, type ErrorCode, forbidden } from "../lib/problems";
 import { type ActivationRow, findActivationOfUser, insertActivation } from "../repositories/activations";
 import { consumeActivation, findQrCode, findQrCodeByCode } from "../repositories/qr-codes";
 import type { StoreDirectory } from "../store/directory";

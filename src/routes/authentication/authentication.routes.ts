@@ -1,5 +1,5 @@
 import { defineRoute } from "../../auth/access";
-import { emptyBodyAsObject } from "../../lib/empty-body";
+import { emptyBodyAsObject } from "../../lib/bounded-body";
 import { errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
 import {
   LoginInput,

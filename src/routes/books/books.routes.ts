@@ -1,63 +1,38 @@
-import { z } from "@hono/zod-openapi";
-import { defineRoute } from "../../auth/access";
-import { downloadResponses, RangeHeaders, uploadErrors } from "../../lib/download-docs";
-import {
-  countResponse,
-  errorResponses,
-  fileUploadBody,
-  IdParam,
-  jsonBody,
-  jsonContent,
-} from "../../lib/openapi";
-import { listHeaders, listQuery } from "../../lib/sort-and-page";
-import { Book, BookInput, bookSortFields } from "./books.schemas";
+import { defineRoute } from "../../lib/define-route";
+import { downloadErrors, downloadResponses, RangeHeaders, uploadErrors } from "../../lib/download-docs";
+import { fileUploadBody, IdParam, jsonBody } from "../../lib/openapi";
+import { resourceContent } from "../../lib/respond";
+import { countRoute, getRoute, listRoute } from "../../lib/route-shapes";
+import { bookSortFields } from "../../repositories/books";
+import { BookInput, BookList, BookResource } from "./books.schemas";
 
 const tags = ["Book"];
-const bodyErrors = [
-  "VALIDATION_FAILED",
-  "INVALID_DEFINITION",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "PAYLOAD_TOO_LARGE",
-] as const;
 
-export const listBooks = defineRoute("user", {
-  method: "get",
+export const listBooks = listRoute("user", {
   path: "/book",
   operationId: "listBooks",
   summary: "List books",
-  description:
-    "Whole list without `page`/`size`; `X-Total-Count` always, `Link` when paged. HAL on `Accept: application/hal+json` (rel `books`).",
+  description: "Whole list without `page`/`size`; `X-Total-Count` always, `Link` when paged.",
   tags,
-  request: { query: listQuery(bookSortFields) },
-  responses: {
-    200: {
-      ...jsonContent(z.array(Book), "The books"),
-      headers: listHeaders,
-    },
-    ...errorResponses("VALIDATION_FAILED"),
-  },
+  list: BookList,
+  sortFields: bookSortFields,
+  returns: "The books",
 });
 
-export const countBooks = defineRoute("user", {
-  method: "get",
+export const countBooks = countRoute("user", {
   path: "/book/count",
   operationId: "countBooks",
   summary: "Count books",
   tags,
-  responses: { ...countResponse },
 });
 
-export const getBook = defineRoute("user", {
-  method: "get",
+export const getBook = getRoute("user", {
   path: "/book/{id}",
   operationId: "getBook",
   summary: "Get a book",
   tags,
-  request: { params: IdParam },
-  responses: {
-    200: jsonContent(Book, "The book"),
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
-  },
+  resource: BookResource,
+  returns: "The book",
 });
 
 export const createBook = defineRoute("admin", {
@@ -69,10 +44,9 @@ export const createBook = defineRoute("admin", {
   request: { body: jsonBody(BookInput) },
   responses: {
     201: {
-      ...jsonContent(Book, "The new book"),
+      ...resourceContent(BookResource, "The new book"),
       headers: { Location: { description: "URL of the new book", schema: { type: "string" } } },
     },
-    ...errorResponses(...bodyErrors),
   },
 });
 
@@ -84,10 +58,8 @@ export const updateBook = defineRoute("admin", {
   description: "Replaces every writable field; a field left out becomes null.",
   tags,
   request: { params: IdParam, body: jsonBody(BookInput) },
-  responses: {
-    200: jsonContent(Book, "The updated book"),
-    ...errorResponses(...bodyErrors, "NOT_FOUND"),
-  },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(BookResource, "The updated book") },
 });
 
 export const deleteBook = defineRoute("admin", {
@@ -99,10 +71,8 @@ export const deleteBook = defineRoute("admin", {
     "Deletes its versions, QR codes and files. Refused with 409 while readers hold activations of it.",
   tags,
   request: { params: IdParam },
-  responses: {
-    200: jsonContent(Book, "The deleted book"),
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND", "CONFLICT"),
-  },
+  errors: ["NOT_FOUND", "CONFLICT"],
+  responses: { 200: resourceContent(BookResource, "The deleted book") },
 });
 
 export const getCover = defineRoute("public", {
@@ -113,6 +83,7 @@ export const getCover = defineRoute("public", {
   description: "The cover PNG; 404 if the book or its cover is missing.",
   tags,
   request: { params: IdParam, headers: RangeHeaders },
+  errors: downloadErrors,
   responses: downloadResponses("image/png", "The cover image"),
 });
 
@@ -125,5 +96,6 @@ export const uploadCover = defineRoute("admin", {
     "Multipart part `file`: a PNG (checked by content, not by name), at most MAX_COVER_BYTES. Replaces an earlier cover.",
   tags,
   request: { params: IdParam, body: fileUploadBody("The cover PNG") },
-  responses: { 200: jsonContent(Book, "The book with its new cover"), ...errorResponses(...uploadErrors) },
+  errors: uploadErrors,
+  responses: { 200: resourceContent(BookResource, "The book with its new cover") },
 });

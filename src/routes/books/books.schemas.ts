@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Links } from "../../lib/hal";
+import { halList, halResource } from "../../lib/hal";
 import { canonicalLanguageTag, normalizeIsbn } from "../../lib/isbn";
 import { multiLine, optionalText, orNull, singleLine, Timestamp, trimmed } from "../../lib/openapi";
 import type { BookRow } from "../../repositories/books";
@@ -99,15 +99,12 @@ export function toBook(row: BookRow): z.infer<typeof Book> {
   };
 }
 
-export function bookLinks(book: { id: number }, base: string): Links {
-  const self = `${base}/book/${book.id}`;
-  return {
-    self: { href: self },
-    cover: { href: `${self}/cover` },
-    bookVersions: { href: `${self}/bookversions` },
-    newestBookVersion: { href: `${self}/newest-book-version` },
-    withVersionAndActivation: { href: `${self}/with-version-and-activation` },
-  };
-}
+export const BookResource = halResource("Book", Book, {
+  self: (book) => `/book/${book.id}`,
+  cover: (book) => `/book/${book.id}/cover`,
+  bookVersions: (book) => `/book/${book.id}/bookversions`,
+  newestBookVersion: (book) => `/book/${book.id}/newest-book-version`,
+  withVersionAndActivation: (book) => `/book/${book.id}/with-version-and-activation`,
+});
 
-export const bookSortFields = ["id", "title", "author", "createdAt", "updatedAt"] as const;
+export const BookList = halList("books", BookResource);

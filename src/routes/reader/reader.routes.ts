@@ -3,7 +3,7 @@ import { defineRoute } from "../../auth/access";
 import { countResponse, errorResponses, IdParam, jsonContent } from "../../lib/openapi";
 import { listHeaders, listQuery } from "../../lib/sort-and-page";
 import { Activation } from "../activations/activations.schemas";
-import { bookSortFields } from "../books/books.schemas";
+import { bookSortFields } from "../../repositories/books";
 import {
   activationsOfBookSortFields,
   BookWithVersionAndActivation,

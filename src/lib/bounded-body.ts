@@ -1,6 +1,4 @@
-import type { MiddlewareHandler } from "hono";
 import { AppError } from "./problems";
-import type { AppBindings } from "./types";
 
 /** JSON bodies are small (API.md §1); the upload routes bound theirs while they stream. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -13,17 +11,6 @@ const bodyCutOff = () =>
   new AppError("VALIDATION_FAILED", "The request body could not be read to its end.", {
     errors: [{ path: "body", message: "ended early" }],
   });
-
-/**
- * For bodies that may be left out: an empty JSON body reads as `{}` instead of failing to parse.
- * The body was read, bounded, by app.ts (connection-timeouts.ts) before any route's middleware.
- */
-export const emptyBodyAsObject: MiddlewareHandler<AppBindings> = async (c, next) => {
-  const text = await c.req.text();
-  // Hono keeps the body promise here (its type says string); the JSON validator reads it back.
-  (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text.trim() === "" ? "{}" : text);
-  await next();
-};
 
 export async function readBounded(request: Request, maxBytes: number): Promise<string> {
   if (!request.body) return "";

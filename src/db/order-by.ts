@@ -1,0 +1,29 @@
+// ORDER BY for the list endpoints' `sort` (API.md §1). Each repository names its sortable fields
+// once, with their columns; the route's `sort` parameter is generated from the same names.
+import { type AnyColumn, asc, desc, type SQL } from "drizzle-orm";
+import type { ListWindow } from "../lib/sort-and-page";
+
+/**
+ * ORDER BY terms for `window.sort`, with `tieBreaker` (the id) last so that pages never overlap.
+ * The names were validated against the same `columns` by the route's schema.
+ */
+export function orderByOf<F extends string>(
+  window: Pick<ListWindow<F>, "sort">,
+  columns: Record<F, AnyColumn>,
+  tieBreaker: AnyColumn,
+): SQL[] {
+  const terms = window.sort.map(({ field, direction }) =>
+    direction === "desc" ? desc(columns[field]) : asc(columns[field]),
+  );
+  terms.push(asc(tieBreaker));
+  return terms;
+}
+
+/** Applies a page's LIMIT/OFFSET to a dynamic query; a whole list has neither. */
+export function paged<Q extends { limit(n: number): { offset(n: number): unknown } }>(
+  query: Q,
+  window: Pick<ListWindow, "limit" | "offset">,
+): Q {
+  if (window.limit !== undefined) query.limit(window.limit).offset(window.offset ?? 0);
+  return query;
+}

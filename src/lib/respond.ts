@@ -1,0 +1,157 @@
+// How a resource, a list or a count is declared in a route and answered by its handler: the
+// declaration and the answer are made from the same Resource, and the answer's type is the
+// route's, so the compiler holds a handler to what its route documents.
+import { z } from "@hono/zod-openapi";
+import type { Context, TypedResponse } from "hono";
+import type { JSONParsed } from "hono/utils/types";
+import { baseUrlOf, HAL_CONTENT_TYPE, type Resource, type ResourceList, wantsHal } from "./hal";
+import { JSON_CONTENT_TYPE } from "./openapi";
+import { requestTargetOf } from "./request-target";
+import {
+  type ListWindow,
+  type Page,
+  listHeaders,
+  listWindowOf,
+  type Paging,
+  pageInfo,
+  pagingOf,
+  type SortOrder,
+  setListHeaders,
+} from "./sort-and-page";
+import type { AppBindings } from "./types";
+
+/**
+ * The typed response a helper's parameters guarantee. Hono types `c.json` by its argument, which
+ * TypeScript cannot relate to a generic schema's output inside a generic helper; the helpers'
+ * signatures carry the check to every handler instead, and this is the one place it is asserted.
+ */
+function typed<R extends TypedResponse<unknown, 200 | 201, "json">>(response: Response): R {
+  return response as unknown as R;
+}
+
+/** A response declaring both forms of a resource. */
+export function resourceContent<S extends z.ZodObject, H extends z.ZodObject>(
+  resource: Resource<S, H>,
+  description: string,
+) {
+  return {
+    description,
+    content: {
+      [JSON_CONTENT_TYPE]: { schema: resource.schema },
+      [HAL_CONTENT_TYPE]: { schema: resource.hal },
+    },
+  };
+}
+
+/** A response declaring both forms of a list, with the list headers of API.md §1. */
+export function listContent<S extends z.ZodObject, H extends z.ZodObject>(
+  list: ResourceList<S, H>,
+  description: string,
+) {
+  return {
+    description,
+    headers: listHeaders,
+    content: {
+      [JSON_CONTENT_TYPE]: { schema: list.schema },
+      [HAL_CONTENT_TYPE]: { schema: list.hal },
+    },
+  };
+}
+
+/** The text/plain answer of every `…/count` endpoint. */
+export const countContent = {
+  description: "The number, as decimal text",
+  content: { "text/plain": { schema: z.string().openapi({ example: "42" }) } },
+};
+
+type ResourceResponse<S extends z.ZodObject, H extends z.ZodObject, Status extends 200 | 201> = TypedResponse<
+  JSONParsed<z.output<S> | z.output<H>>,
+  Status,
+  "json"
+>;
+
+/** Answers a resource as JSON, or as HAL when the client asked for it (200). */
+export function respondResource<S extends z.ZodObject, H extends z.ZodObject>(
+  c: Context<AppBindings>,
+  resource: Resource<S, H>,
+  item: z.output<S>,
+): ResourceResponse<S, H, 200> {
+  return answerResource(c, resource, item, 200);
+}
+
+/** Answers a resource a request made (201); the handler sets its Location. */
+export function respondCreated<S extends z.ZodObject, H extends z.ZodObject>(
+  c: Context<AppBindings>,
+  resource: Resource<S, H>,
+  item: z.output<S>,
+): ResourceResponse<S, H, 201> {
+  return answerResource(c, resource, item, 201);
+}
+
+function answerResource<S extends z.ZodObject, H extends z.ZodObject, Status extends 200 | 201>(
+  c: Context<AppBindings>,
+  resource: Resource<S, H>,
+  item: z.output<S>,
+  status: Status,
+): ResourceResponse<S, H, Status> {
+  if (!wantsHal(c)) return typed(c.json(item, status));
+  return typed(c.json(resource.toHal(item, baseUrlOf(c)), status, { "Content-Type": HAL_CONTENT_TYPE }));
+}
+
+type ListResponse<S extends z.ZodObject, H extends z.ZodObject, Status extends 200 | 201> = TypedResponse<
+  JSONParsed<z.output<S>[] | z.output<ResourceList<S, H>["hal"]>>,
+  Status,
+  "json"
+>;
+
+/**
+ * Answers a list: headers of API.md §1, then a JSON array, or a HAL collection under the list's
+ * rel when the client asked for HAL. `paging` is undefined for a whole list.
+ */
+export function respondList<S extends z.ZodObject, H extends z.ZodObject, Status extends 200 | 201 = 200>(
+  c: Context<AppBindings>,
+  list: ResourceList<S, H>,
+  items: z.output<S>[],
+  total: number,
+  paging: Paging | undefined,
+  status: Status,
+): ListResponse<S, H, Status> {
+  setListHeaders(c, total, paging);
+  if (!wantsHal(c)) return typed(c.json(items, status));
+  const base = baseUrlOf(c);
+  const { pathname, search } = requestTargetOf(c.req.url);
+  const body = {
+    _embedded: { [list.rel]: items.map((item) => list.item.toHal(item, base)) },
+    _links: { self: { href: `${base}${pathname}${search}` } },
+    ...(paging ? { page: pageInfo(total, paging) } : {}),
+  };
+  return typed(c.json(body, status, { "Content-Type": HAL_CONTENT_TYPE }));
+}
+
+/** The query of every list endpoint, as listQuery() validated it. */
+export interface ListQuery<F extends string> {
+  page?: number | undefined;
+  size?: number | undefined;
+  sort?: SortOrder<F>[] | undefined;
+}
+
+/**
+ * The one list handler: the window `query` asks for (sort, page), the rows and total from
+ * `load` (a service), each row mapped by `toItem`, answered as respondList does.
+ */
+export async function respondWithList<S extends z.ZodObject, H extends z.ZodObject, F extends string, Row>(
+  c: Context<AppBindings>,
+  list: ResourceList<S, H>,
+  query: ListQuery<F>,
+  load: (window: ListWindow<F>) => Promise<Page<Row>>,
+  toItem: (row: Row) => z.output<S>,
+): Promise<ListResponse<S, H, 200>> {
+  const paging = pagingOf(query);
+  const { rows, total } = await load(listWindowOf(query, paging));
+  return respondList(c, list, rows.map(toItem), total, paging, 200);
+}
+
+/** `…/count` answers the bare decimal number as text (API.md §1). */
+export function respondCount(c: Context<AppBindings>, n: number) {
+  return c.text(String(n), 200, { "Content-Type": "text/plain;charset=UTF-8" });
+}
