@@ -21,6 +21,8 @@ const levelDescriptions: Record<AccessLevel, string> = {
   admin: "Access: admin.",
 };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function accessDescription(level: AccessLevel): string {
   return levelDescriptions[level];
 }
@@ -46,15 +48,18 @@ export async function authorize(
     throw new AppError("UNAUTHORIZED", "This endpoint needs credentials: a Bearer token or HTTP Basic.");
   if (level === "admin" && !isAdmin(principal)) throw forbidden("This endpoint is for admins.");
   // `owner` routes that name the user in the path are decided here; the others by the handler.
+  // A path user that is not a UUID is the parameter check's 400, not someone else's 403.
   const pathUser = c.req.param("userUUID");
-  if (level === "owner" && pathUser !== undefined) assertOwner(principal, pathUser);
+  if (level === "owner" && pathUser !== undefined && UUID.test(pathUser)) assertOwner(principal, pathUser);
   c.set("principal", principal);
   return principal;
 }
 
 export function securityFor(level: AccessLevel): Array<Record<string, string[]>> {
   if (level === "public") return [];
-  const schemes: Array<Record<string, string[]>> = [{ [BEARER_SCHEME]: [] }, { [BASIC_SCHEME]: [] }];
+  // Basic first: generated clients such as @hey-api/openapi-ts merge the alternatives and let the
+  // last one they can fill win, so with one auth callback (a token) they send Bearer, as expected.
+  const schemes: Array<Record<string, string[]>> = [{ [BASIC_SCHEME]: [] }, { [BEARER_SCHEME]: [] }];
   // `{}` is OpenAPI's "no credentials" alternative: what a published record is served with.
   return level === "published" ? [{}, ...schemes] : schemes;
 }

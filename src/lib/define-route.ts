@@ -3,8 +3,8 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { type AccessLevel, accessDescription, requireAccess, securityFor } from "../auth/access";
-import { receivePromptBody } from "./connection-timeouts";
 import { MAX_JSON_BODY_BYTES } from "./bounded-body";
+import { receivePromptBody } from "./connection-timeouts";
 import { type ErrorResponses, errorResponses, JSON_CONTENT_TYPE, requestIdHeader } from "./openapi";
 import type { ErrorCode } from "./problems";
 import type { AppBindings } from "./types";

@@ -29,9 +29,7 @@ type LinksShape<B> = {
   [Rel in keyof B]: B[Rel] extends { optional: unknown } ? z.ZodOptional<typeof Link> : typeof Link;
 };
 
-type HalSchema<S extends z.ZodObject, B> = z.ZodObject<
-  S["shape"] & { _links: z.ZodObject<LinksShape<B>> }
->;
+type HalSchema<S extends z.ZodObject, B> = z.ZodObject<S["shape"] & { _links: z.ZodObject<LinksShape<B>> }>;
 
 /** A resource with its HAL form: `schema` for JSON, `hal` (`_links` added) for HAL. */
 export interface Resource<S extends z.ZodObject = z.ZodObject, H extends z.ZodObject = z.ZodObject> {
@@ -59,10 +57,7 @@ export interface HalList<T> {
  * Declares `schema`'s HAL form: `links` maps each rel to the path it points at (base added when
  * sent), and `embedded` gives nested resources their own HAL form.
  */
-export function halResource<
-  S extends z.ZodObject,
-  const B extends Record<string, LinkBuilder<z.output<S>>>,
->(
+export function halResource<S extends z.ZodObject, const B extends Record<string, LinkBuilder<z.output<S>>>>(
   name: string,
   schema: S,
   links: B,
@@ -74,7 +69,10 @@ export function halResource<
   const nestedShape = Object.fromEntries(
     Object.entries(embedded).map(([key, nested]) => {
       const field = schema.shape[key] as z.ZodType;
-      return [key, field instanceof z.ZodArray ? z.array((nested as Resource).hal) : (nested as Resource).hal];
+      return [
+        key,
+        field instanceof z.ZodArray ? z.array((nested as Resource).hal) : (nested as Resource).hal,
+      ];
     }),
   );
   const hal = schema

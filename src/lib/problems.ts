@@ -38,6 +38,13 @@ const retryAfter: Record<string, ProblemHeader> = {
   "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" } },
 };
 
+const wwwAuthenticate: Record<string, ProblemHeader> = {
+  "WWW-Authenticate": {
+    description: "The scheme to authenticate with: `Bearer`",
+    schema: { type: "string" },
+  },
+};
+
 /**
  * Every error code's status, title and the headers its answers carry (API.md §2). The one
  * source for the mapper, for `AppError` and for the error responses of the OpenAPI document;
@@ -50,14 +57,8 @@ export const errorDefinitions = {
     title: "Method Not Allowed",
     headers: { Allow: { description: "The methods this path supports", schema: { type: "string" } } },
   },
-  UNAUTHORIZED: {
-    status: 401,
-    title: "Unauthorized",
-    headers: {
-      "WWW-Authenticate": { description: "The scheme to authenticate with: `Bearer`", schema: { type: "string" } },
-    },
-  },
-  AUTHENTICATION_FAILED: { status: 401, title: "Authentication Failed" },
+  UNAUTHORIZED: { status: 401, title: "Unauthorized", headers: wwwAuthenticate },
+  AUTHENTICATION_FAILED: { status: 401, title: "Authentication Failed", headers: wwwAuthenticate },
   FORBIDDEN: { status: 403, title: "Forbidden" },
   VALIDATION_FAILED: { status: 400, title: "Validation Failed" },
   INVALID_DEFINITION: { status: 400, title: "Invalid Definition" },
@@ -168,7 +169,11 @@ export function problemBody(error: AppError, instance: string, requestId?: strin
 
 export function problemResponse(c: Context, error: AppError, requestId?: string): Response {
   const headers: Record<string, string> = { "Content-Type": PROBLEM_CONTENT_TYPE, ...error.headers };
+  // Every 401 names the scheme (API.md §2); a token that failed says so (RFC 6750 §3.1).
   if (error.code === "UNAUTHORIZED") headers["WWW-Authenticate"] = 'Bearer realm="bookdist"';
+  if (error.code === "AUTHENTICATION_FAILED") {
+    headers["WWW-Authenticate"] = 'Bearer realm="bookdist", error="invalid_token"';
+  }
   const body =
     c.req.method === "HEAD"
       ? null

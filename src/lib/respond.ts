@@ -9,9 +9,9 @@ import { JSON_CONTENT_TYPE } from "./openapi";
 import { requestTargetOf } from "./request-target";
 import {
   type ListWindow,
-  type Page,
   listHeaders,
   listWindowOf,
+  type Page,
   type Paging,
   pageInfo,
   pagingOf,

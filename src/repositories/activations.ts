@@ -1,9 +1,11 @@
 import { and, asc, count, desc, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { orderByOf, paged } from "../db/order-by";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
 import { queuedWrite } from "../db/transaction";
+import type { ListWindow } from "../lib/sort-and-page";
 import type { BookVersionRow } from "./book-versions";
-import type { BookRow } from "./books";
+import { type BookRow, type BookSortField, bookSortColumns } from "./books";
 
 export type ActivationRow = Database["tables"]["activation"]["$inferSelect"];
 export interface ActivationFields {
@@ -26,19 +28,33 @@ function whereOf(db: Database, filter: ActivationFilter): SQL | undefined {
   );
 }
 
+export const activationSortFields = ["id", "bookId", "createdAt"] as const;
+export type ActivationSortField = (typeof activationSortFields)[number];
+
+export function activationSortColumns({ activation }: Database["tables"]) {
+  return {
+    id: activation.id,
+    bookId: activation.bookId,
+    createdAt: activation.createdAt,
+  } satisfies Record<ActivationSortField, unknown>;
+}
+
 export async function listActivations(
   db: Database,
-  options: ActivationFilter & { orderBy: SQL[]; limit?: number; offset?: number },
+  filter: ActivationFilter,
+  window: ListWindow<ActivationSortField>,
 ): Promise<ActivationRow[]> {
   const { activation } = db.tables;
-  const query = db.orm
-    .select()
-    .from(activation)
-    .where(whereOf(db, options))
-    .orderBy(...options.orderBy)
-    .$dynamic();
-  if (options.limit !== undefined) query.limit(options.limit).offset(options.offset ?? 0);
-  return query;
+  const orderBy = orderByOf(window, activationSortColumns(db.tables), activation.id);
+  return paged(
+    db.orm
+      .select()
+      .from(activation)
+      .where(whereOf(db, filter))
+      .orderBy(...orderBy)
+      .$dynamic(),
+    window,
+  );
 }
 
 export async function countActivations(db: Database, filter: ActivationFilter = {}): Promise<number> {
@@ -50,6 +66,17 @@ export async function findActivation(db: Database, id: number): Promise<Activati
   const { activation } = db.tables;
   const [row] = await db.orm.select().from(activation).where(eq(activation.id, id));
   return row;
+}
+
+/** Whether the user holds the book: the `entitled` level's question (services/entitlement.ts). */
+export async function hasActivation(db: Database, userUuid: string, bookId: number): Promise<boolean> {
+  const { activation } = db.tables;
+  const [row] = await db.orm
+    .select({ id: activation.id })
+    .from(activation)
+    // (user, book) is unique: no `.limit(1)`, whose bound LIMIT costs SQLite a re-prepare.
+    .where(and(eq(activation.userUuid, userUuid), eq(activation.bookId, bookId)));
+  return row !== undefined;
 }
 
 const activationOfUserStatement = preparedPer((db) => {
@@ -155,33 +182,45 @@ function heldBooksQuery(db: Database, userUuid: string | Placeholder) {
     .$dynamic();
 }
 
+/** The shelf's order unless sorted (API.md); of two activations in one millisecond, the later one. */
+function newestActivationFirst({ tables: { activation } }: Database): SQL[] {
+  return [desc(activation.createdAt), desc(activation.id)];
+}
+
 /** A reader's shelf, newest activation first: what the app asks for on every start. */
 const heldBooksStatement = preparedPer((db) => {
-  const { activation } = db.tables;
-  const query = heldBooksQuery(db, sql.placeholder("userUuid")).orderBy(
-    desc(activation.createdAt),
-    desc(activation.id),
-  );
+  const query = heldBooksQuery(db, sql.placeholder("userUuid")).orderBy(...newestActivationFirst(db));
   return prepareNamed(query, "held_books");
 });
 
+/** The shelf's sortable fields: the activation's time and the book's title. */
+export const myBookSortFields = ["activatedAt", "title"] as const;
+export type MyBookSortField = (typeof myBookSortFields)[number];
+
+export function myBookSortColumns({ activation, book }: Database["tables"]) {
+  return {
+    activatedAt: activation.createdAt,
+    title: book.title,
+  } satisfies Record<MyBookSortField, unknown>;
+}
+
 /**
- * The books a user holds with their activations and newest versions, in one query. Without
- * `orderBy`: newest activation first.
+ * The books a user holds with their activations and newest versions, in one query. Unsorted:
+ * newest activation first.
  */
 export async function listHeldBooks(
   db: Database,
-  options: { userUuid: string; orderBy?: SQL[]; limit?: number; offset?: number },
+  userUuid: string,
+  window: ListWindow<MyBookSortField>,
 ): Promise<HeldBookRow[]> {
-  if (options.orderBy === undefined && options.limit === undefined) {
-    return rowsOf(heldBooksStatement(db).execute({ userUuid: options.userUuid }));
+  const unsorted = window.sort.length === 0;
+  if (unsorted && window.limit === undefined) {
+    return rowsOf(heldBooksStatement(db).execute({ userUuid }));
   }
-  const { activation } = db.tables;
-  const query = heldBooksQuery(db, options.userUuid).orderBy(
-    ...(options.orderBy ?? [desc(activation.createdAt), desc(activation.id)]),
-  );
-  if (options.limit !== undefined) query.limit(options.limit).offset(options.offset ?? 0);
-  return query;
+  const orderBy = unsorted
+    ? newestActivationFirst(db)
+    : orderByOf(window, myBookSortColumns(db.tables), db.tables.activation.id);
+  return paged(heldBooksQuery(db, userUuid).orderBy(...orderBy), window);
 }
 
 export interface BookWithActivationRow {
@@ -216,19 +255,20 @@ const bookWithActivationStatement = preparedPer((db) => {
   return prepareNamed(query, "book_with_activation");
 });
 
-/** Every book (or a page of them), with the user's activation and the newest version. Default order: id. */
+/**
+ * Every book (or a page of them), with the user's activation and the newest version; sortable
+ * as the books list is. Unsorted: by id.
+ */
 export async function listBooksWithActivation(
   db: Database,
-  options: { userUuid: string; orderBy?: SQL[]; limit?: number; offset?: number },
+  userUuid: string,
+  window: ListWindow<BookSortField>,
 ): Promise<BookWithActivationRow[]> {
-  if (options.orderBy === undefined && options.limit === undefined) {
-    return rowsOf(allBooksWithActivationStatement(db).execute({ userUuid: options.userUuid }));
+  if (window.sort.length === 0 && window.limit === undefined) {
+    return rowsOf(allBooksWithActivationStatement(db).execute({ userUuid }));
   }
-  const query = booksWithActivationQuery(db, options.userUuid).orderBy(
-    ...(options.orderBy ?? [asc(db.tables.book.id)]),
-  );
-  if (options.limit !== undefined) query.limit(options.limit).offset(options.offset ?? 0);
-  return query;
+  const orderBy = orderByOf(window, bookSortColumns(db.tables), db.tables.book.id);
+  return paged(booksWithActivationQuery(db, userUuid).orderBy(...orderBy), window);
 }
 
 /** One book with the user's activation and its newest version; undefined if there is no such book. */

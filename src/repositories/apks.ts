@@ -1,6 +1,8 @@
-import { and, count, eq, ne, type SQL } from "drizzle-orm";
+import { and, count, eq, ne } from "drizzle-orm";
 import type { Database } from "#db";
+import { orderByOf, paged } from "../db/order-by";
 import { queuedWrite } from "../db/transaction";
+import type { ListWindow } from "../lib/sort-and-page";
 
 export type ApkRow = Database["tables"]["apk"]["$inferSelect"];
 export type ApkKind = ApkRow["kind"];
@@ -15,17 +17,29 @@ export interface ApkFileFields {
   signerSha256?: string | null;
 }
 
-export async function listApks(
-  db: Database,
-  options: { orderBy: SQL[]; limit?: number; offset?: number },
-): Promise<ApkRow[]> {
-  const query = db.orm
-    .select()
-    .from(db.tables.apk)
-    .orderBy(...options.orderBy)
-    .$dynamic();
-  if (options.limit !== undefined) query.limit(options.limit).offset(options.offset ?? 0);
-  return query;
+export const apkSortFields = ["id", "kind", "versionCode", "createdAt"] as const;
+export type ApkSortField = (typeof apkSortFields)[number];
+
+export function apkSortColumns({ apk }: Database["tables"]) {
+  return {
+    id: apk.id,
+    kind: apk.kind,
+    versionCode: apk.versionCode,
+    createdAt: apk.createdAt,
+  } satisfies Record<ApkSortField, unknown>;
+}
+
+export async function listApks(db: Database, window: ListWindow<ApkSortField>): Promise<ApkRow[]> {
+  const { apk } = db.tables;
+  const orderBy = orderByOf(window, apkSortColumns(db.tables), apk.id);
+  return paged(
+    db.orm
+      .select()
+      .from(apk)
+      .orderBy(...orderBy)
+      .$dynamic(),
+    window,
+  );
 }
 
 export async function countApks(db: Database): Promise<number> {

@@ -1,6 +1,8 @@
-import { and, count, desc, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { orderByOf, paged } from "../db/order-by";
 import { queuedWrite } from "../db/transaction";
+import type { ListWindow } from "../lib/sort-and-page";
 
 export type BookVersionRow = Database["tables"]["bookVersion"]["$inferSelect"];
 export type BookVersionFields = Pick<
@@ -14,19 +16,40 @@ export interface ArchiveFields {
   archiveUploadedAt: Date;
 }
 
+export const bookVersionSortFields = ["id", "bookId", "versionCode", "createdAt"] as const;
+export type BookVersionSortField = (typeof bookVersionSortFields)[number];
+
+/** The versions of one book share their bookId, so it sorts nothing there. */
+export const versionsOfBookSortFields = bookVersionSortFields.filter(
+  (field): field is Exclude<BookVersionSortField, "bookId"> => field !== "bookId",
+);
+
+export function bookVersionSortColumns({ bookVersion }: Database["tables"]) {
+  return {
+    id: bookVersion.id,
+    bookId: bookVersion.bookId,
+    versionCode: bookVersion.versionCode,
+    createdAt: bookVersion.createdAt,
+  } satisfies Record<BookVersionSortField, unknown>;
+}
+
+/** Every version, or those of `bookId`. */
 export async function listBookVersions(
   db: Database,
-  options: { bookId?: number; orderBy: SQL[]; limit?: number; offset?: number },
+  window: ListWindow<BookVersionSortField>,
+  bookId?: number,
 ): Promise<BookVersionRow[]> {
   const { bookVersion } = db.tables;
-  const query = db.orm
-    .select()
-    .from(bookVersion)
-    .where(options.bookId === undefined ? undefined : eq(bookVersion.bookId, options.bookId))
-    .orderBy(...options.orderBy)
-    .$dynamic();
-  if (options.limit !== undefined) query.limit(options.limit).offset(options.offset ?? 0);
-  return query;
+  const orderBy = orderByOf(window, bookVersionSortColumns(db.tables), bookVersion.id);
+  return paged(
+    db.orm
+      .select()
+      .from(bookVersion)
+      .where(bookId === undefined ? undefined : eq(bookVersion.bookId, bookId))
+      .orderBy(...orderBy)
+      .$dynamic(),
+    window,
+  );
 }
 
 export async function countBookVersions(db: Database, bookId?: number): Promise<number> {

@@ -1,10 +1,22 @@
 import { and, asc, count, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { orderByOf, paged } from "../db/order-by";
 import { queuedWrite } from "../db/transaction";
+import type { ListWindow } from "../lib/sort-and-page";
 import type { QrCodeRow } from "./qr-codes";
 
 export type QrCodeBatchRow = Database["tables"]["qrCodeBatch"]["$inferSelect"];
 export type NewQrCodeBatch = Pick<QrCodeBatchRow, "bookId" | "label" | "maxActivations" | "expiresAt">;
+
+export const qrCodeBatchSortFields = ["id", "createdAt"] as const;
+export type QrCodeBatchSortField = (typeof qrCodeBatchSortFields)[number];
+
+export function qrCodeBatchSortColumns({ qrCodeBatch }: Database["tables"]) {
+  return {
+    id: qrCodeBatch.id,
+    createdAt: qrCodeBatch.createdAt,
+  } satisfies Record<QrCodeBatchSortField, unknown>;
+}
 
 /** A batch with what its codes add up to. */
 export interface QrCodeBatchWithCounts extends QrCodeBatchRow {
@@ -76,13 +88,13 @@ export async function findQrCodeBatch(db: Database, id: number): Promise<QrCodeB
 
 export async function listQrCodeBatchesOfBook(
   db: Database,
-  options: { bookId: number; orderBy: SQL[]; limit?: number; offset?: number },
+  bookId: number,
+  window: ListWindow<QrCodeBatchSortField>,
 ): Promise<QrCodeBatchWithCounts[]> {
-  const query = batchesWithCounts(db, eq(db.tables.qrCodeBatch.bookId, options.bookId)).orderBy(
-    ...options.orderBy,
-  );
-  if (options.limit !== undefined) query.limit(options.limit).offset(options.offset ?? 0);
-  return (await query).map(withCounts);
+  const { qrCodeBatch } = db.tables;
+  const orderBy = orderByOf(window, qrCodeBatchSortColumns(db.tables), qrCodeBatch.id);
+  const query = batchesWithCounts(db, eq(qrCodeBatch.bookId, bookId)).orderBy(...orderBy);
+  return (await paged(query, window)).map(withCounts);
 }
 
 export async function countQrCodeBatchesOfBook(db: Database, bookId: number): Promise<number> {

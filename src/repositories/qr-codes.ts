@@ -1,7 +1,9 @@
 import { and, count, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { orderByOf, paged } from "../db/order-by";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
 import { queuedWrite } from "../db/transaction";
+import type { ListWindow } from "../lib/sort-and-page";
 
 export type QrCodeRow = Database["tables"]["activationQrCode"]["$inferSelect"];
 export type NewQrCode = Pick<
@@ -30,19 +32,35 @@ function whereOf(db: Database, filter: QrCodeFilter): SQL | undefined {
   );
 }
 
+export const qrCodeSortFields = ["id", "bookId", "createdAt", "enabled"] as const;
+export type QrCodeSortField = (typeof qrCodeSortFields)[number];
+
+export function qrCodeSortColumns({ activationQrCode }: Database["tables"]) {
+  return {
+    id: activationQrCode.id,
+    bookId: activationQrCode.bookId,
+    createdAt: activationQrCode.createdAt,
+    enabled: activationQrCode.enabled,
+  } satisfies Record<QrCodeSortField, unknown>;
+}
+
+/** The codes `filter` covers, in the window's order; without a window, all of them by id. */
 export async function listQrCodes(
   db: Database,
-  options: QrCodeFilter & { orderBy: SQL[]; limit?: number; offset?: number },
+  filter: QrCodeFilter,
+  window: ListWindow<QrCodeSortField> = { sort: [] },
 ): Promise<QrCodeRow[]> {
   const { activationQrCode } = db.tables;
-  const query = db.orm
-    .select()
-    .from(activationQrCode)
-    .where(whereOf(db, options))
-    .orderBy(...options.orderBy)
-    .$dynamic();
-  if (options.limit !== undefined) query.limit(options.limit).offset(options.offset ?? 0);
-  return query;
+  const orderBy = orderByOf(window, qrCodeSortColumns(db.tables), activationQrCode.id);
+  return paged(
+    db.orm
+      .select()
+      .from(activationQrCode)
+      .where(whereOf(db, filter))
+      .orderBy(...orderBy)
+      .$dynamic(),
+    window,
+  );
 }
 
 export async function countQrCodes(db: Database, filter: QrCodeFilter = {}): Promise<number> {

@@ -4,8 +4,9 @@ import { dirname, join } from "node:path";
 import { swaggerUI } from "@hono/swagger-ui";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { BASIC_SCHEME, BEARER_SCHEME, defineRoute } from "../auth/access";
-import { jsonContent } from "../lib/openapi";
+import { BASIC_SCHEME, BEARER_SCHEME } from "../auth/access";
+import { defineRoute } from "../lib/define-route";
+import { jsonContent, REQUEST_ID_HEADER, requestIdHeaderComponent } from "../lib/openapi";
 import { AppError } from "../lib/problems";
 import type { AppBindings } from "../lib/types";
 
@@ -75,6 +76,7 @@ export const getSwaggerUi = defineRoute("public", {
 });
 
 export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
+  app.openAPIRegistry.registerComponent("headers", REQUEST_ID_HEADER, requestIdHeaderComponent);
   app.openAPIRegistry.registerComponent("securitySchemes", BEARER_SCHEME, {
     type: "http",
     scheme: "bearer",
@@ -97,6 +99,8 @@ export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
         version: "1.0.0",
         description: "Distributes digital books and their companion Android apps.",
         license: { name: "Proprietary" },
+        // Spectral's info-contact: whoever runs this instance is who SDK users reach.
+        contact: { name: "The operator of this bookdist instance" },
       },
       // OpenAPI's default, made explicit: operations are at the root of the host serving this document.
       servers: [{ url: "/", description: "This server" }],

@@ -1,19 +1,53 @@
 // The rules of activations: the book and the user must exist, (user, book) is unique, only the holder or an
 // admin sees one, and deleting one gives its slot back to the QR code it came from.
 import type { Database } from "#db";
-import { assertOwner } from "../auth/principal";
-import type { Principal } from "../auth/principal";
+import { assertOwner, type Principal } from "../auth/principal";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
 import { AppError, type FieldError, notFound, validationFailed } from "../lib/problems";
+import type { ListWindow, Page } from "../lib/sort-and-page";
 import * as activations from "../repositories/activations";
 import { findBook } from "../repositories/books";
 import { releaseActivation } from "../repositories/qr-codes";
 import type { StoreDirectory } from "../store/directory";
+import { getBook } from "./books";
+import { pageOf } from "./page";
 
 export interface ActivationInputValue {
   bookId: number;
   userUuid: string;
+}
+
+/** All activations, or those `filter` names (one user's). */
+export function listActivations(
+  db: Database,
+  window: ListWindow<activations.ActivationSortField>,
+  filter: activations.ActivationFilter = {},
+): Promise<Page<activations.ActivationRow>> {
+  return pageOf(
+    window,
+    () => activations.listActivations(db, filter, window),
+    () => activations.countActivations(db, filter),
+  );
+}
+
+export function countActivations(db: Database, filter: activations.ActivationFilter = {}): Promise<number> {
+  return activations.countActivations(db, filter);
+}
+
+/** A book's activations; 404 for a book that does not exist, rather than an empty list. */
+export async function listActivationsOfBook(
+  db: Database,
+  bookId: number,
+  window: ListWindow<activations.ActivationSortField>,
+): Promise<Page<activations.ActivationRow>> {
+  await getBook(db, bookId);
+  return listActivations(db, window, { bookId });
+}
+
+export async function countActivationsOfBook(db: Database, bookId: number): Promise<number> {
+  await getBook(db, bookId);
+  return activations.countActivations(db, { bookId });
 }
 
 export async function getActivation(db: Database, id: number): Promise<activations.ActivationRow> {

@@ -7,18 +7,53 @@ import type { Database } from "#db";
 import { isUniqueViolation, violatedConstraintName } from "../db/errors";
 import { withTransaction } from "../db/transaction";
 import { AppError, notFound } from "../lib/problems";
+import type { ListWindow, Page } from "../lib/sort-and-page";
 import * as apks from "../repositories/apks";
 import type { ApkMetadata } from "../storage/apk-metadata";
 import type { BlobStore } from "../storage/blob-store";
 import { recordBlob } from "./files";
+import { pageOf } from "./page";
+
+export type { ApkKind, ApkRow } from "../repositories/apks";
 
 export interface ApkInputValue extends apks.ApkFields {
   active?: boolean | undefined;
 }
 
+export function listApks(db: Database, window: ListWindow<apks.ApkSortField>): Promise<Page<apks.ApkRow>> {
+  return pageOf(
+    window,
+    () => apks.listApks(db, window),
+    () => apks.countApks(db),
+  );
+}
+
+export function countApks(db: Database): Promise<number> {
+  return apks.countApks(db);
+}
+
+/** The APK, or undefined: for a caller who decides itself what an unknown id answers. */
+export function findApk(db: Database, id: number): Promise<apks.ApkRow | undefined> {
+  return apks.findApk(db, id);
+}
+
 export async function getApk(db: Database, id: number): Promise<apks.ApkRow> {
-  const apk = await apks.findApk(db, id);
+  const apk = await findApk(db, id);
   if (!apk) throw notFound(`APK ${id}`);
+  return apk;
+}
+
+/** The active APK of each kind, or null for a kind that has none. */
+export async function getActiveApks(db: Database): Promise<Record<apks.ApkKind, apks.ApkRow | null>> {
+  const active = await apks.findActiveApks(db);
+  const of = (kind: apks.ApkKind) => active.find((apk) => apk.kind === kind) ?? null;
+  return { bookapp: of("bookapp"), launcher: of("launcher") };
+}
+
+/** The active APK of `kind`; 404 when none is. */
+export async function getActiveApk(db: Database, kind: apks.ApkKind): Promise<apks.ApkRow> {
+  const apk = await apks.findActiveApk(db, kind);
+  if (!apk) throw notFound(`An active ${kind}`);
   return apk;
 }
 

@@ -6,7 +6,10 @@ import type { ListWindow, Page } from "../lib/sort-and-page";
 import * as books from "../repositories/books";
 import { pageOf } from "./page";
 
-export function listBooks(db: Database, window: ListWindow<books.BookSortField>): Promise<Page<books.BookRow>> {
+export function listBooks(
+  db: Database,
+  window: ListWindow<books.BookSortField>,
+): Promise<Page<books.BookRow>> {
   return pageOf(
     window,
     () => books.listBooks(db, window),

@@ -1,12 +1,13 @@
 // Print runs (API.md "Print runs and device updates"): a batch of codes made together, switched
 // on and off together, exported as CSV and printed as sheets of vector QR symbols.
-import { asc } from "drizzle-orm";
 import type { Database } from "#db";
 import { notFound } from "../lib/problems";
 import { planSheet, type SheetLayout } from "../lib/sheet-layout";
+import type { ListWindow, Page } from "../lib/sort-and-page";
 import { findBook } from "../repositories/books";
 import * as batches from "../repositories/qr-code-batches";
 import type { QrCodeRow } from "../repositories/qr-codes";
+import { pageOf } from "./page";
 import { assertBookFound, qrPayload } from "./qr-codes";
 
 /** Rows per read while a batch is exported: enough to be quick, few enough to stay small. */
@@ -23,19 +24,14 @@ export async function getQrCodeBatch(db: Database, id: number): Promise<batches.
 export async function listQrCodeBatchesOfBook(
   db: Database,
   bookId: number,
-  options: {
-    orderBy?: Parameters<typeof batches.listQrCodeBatchesOfBook>[1]["orderBy"];
-    limit?: number;
-    offset?: number;
-  },
-): Promise<{ rows: batches.QrCodeBatchWithCounts[]; total: number }> {
+  window: ListWindow<batches.QrCodeBatchSortField>,
+): Promise<Page<batches.QrCodeBatchWithCounts>> {
   await assertBookFound(db, bookId);
-  const { qrCodeBatch: b } = db.tables;
-  const [rows, total] = await Promise.all([
-    batches.listQrCodeBatchesOfBook(db, { bookId, ...options, orderBy: options.orderBy ?? [asc(b.id)] }),
-    batches.countQrCodeBatchesOfBook(db, bookId),
-  ]);
-  return { rows, total };
+  return pageOf(
+    window,
+    () => batches.listQrCodeBatchesOfBook(db, bookId, window),
+    () => batches.countQrCodeBatchesOfBook(db, bookId),
+  );
 }
 
 /** Every code of the batch on or off in one statement; answers the batch with its new counts. */

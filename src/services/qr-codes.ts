@@ -1,7 +1,6 @@
 // The rules of activation QR codes: codes are made here (never chosen by clients), a batch is
 // all or nothing, and the printed symbol carries QR_PAYLOAD_TEMPLATE with the code filled in.
 import { createHash } from "node:crypto";
-import { asc } from "drizzle-orm";
 import QRCode from "qrcode";
 import type { Database } from "#db";
 import { isUniqueViolation } from "../db/errors";
@@ -9,9 +8,11 @@ import { withTransaction } from "../db/transaction";
 import { generateActivationCode } from "../lib/activation-code";
 import { notFound, validationFailed } from "../lib/problems";
 import { qrSvg } from "../lib/qr-vector";
+import type { ListWindow, Page } from "../lib/sort-and-page";
 import { findBook } from "../repositories/books";
 import { insertQrCodeBatch } from "../repositories/qr-code-batches";
 import * as qrCodes from "../repositories/qr-codes";
+import { pageOf } from "./page";
 
 export interface QrCodeInputValue {
   bookId: number;
@@ -35,6 +36,39 @@ export interface QrCodeBatchInputValue {
 const ATTEMPTS = 3;
 
 const QR_OPTIONS = { errorCorrectionLevel: "M", margin: 4 } as const;
+
+export function listQrCodes(
+  db: Database,
+  window: ListWindow<qrCodes.QrCodeSortField>,
+): Promise<Page<qrCodes.QrCodeRow>> {
+  return pageOf(
+    window,
+    () => qrCodes.listQrCodes(db, {}, window),
+    () => qrCodes.countQrCodes(db),
+  );
+}
+
+export function countQrCodes(db: Database): Promise<number> {
+  return qrCodes.countQrCodes(db);
+}
+
+export async function listQrCodesOfBook(
+  db: Database,
+  bookId: number,
+  window: ListWindow<qrCodes.QrCodeSortField>,
+): Promise<Page<qrCodes.QrCodeRow>> {
+  await assertBookFound(db, bookId);
+  return pageOf(
+    window,
+    () => qrCodes.listQrCodes(db, { bookId }, window),
+    () => qrCodes.countQrCodes(db, { bookId }),
+  );
+}
+
+export async function countQrCodesOfBook(db: Database, bookId: number): Promise<number> {
+  await assertBookFound(db, bookId);
+  return qrCodes.countQrCodes(db, { bookId });
+}
 
 export async function getQrCode(db: Database, id: number): Promise<qrCodes.QrCodeRow> {
   const qrCode = await qrCodes.findQrCode(db, id);
@@ -118,8 +152,7 @@ export async function setQrCodeEnabled(
  */
 export async function unusedQrCodesOfBook(db: Database, bookId: number): Promise<qrCodes.QrCodeRow[]> {
   await assertBookFound(db, bookId);
-  const { activationQrCode: q } = db.tables;
-  return qrCodes.listQrCodes(db, { bookId, unused: true, orderBy: [asc(q.id)] });
+  return qrCodes.listQrCodes(db, { bookId, unused: true });
 }
 
 /** What the symbol says: the template with the code filled in. */

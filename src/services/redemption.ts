@@ -2,7 +2,6 @@
 // guard — a conditional UPDATE takes a slot from the code, the unique (user, book) index refuses
 // a second activation — so racing redemptions can never hand out more than maxActivations.
 import type { Database } from "#db";
-
 import { isAdmin, type Principal } from "../auth/principal";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";

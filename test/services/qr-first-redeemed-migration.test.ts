@@ -95,7 +95,7 @@ describe(`migration to first_redeemed_at (${testDialect})`, () => {
       [2, null],
       [3, "2026-04-01T00:00:00.000Z"],
     ]);
-    const unused = await listQrCodes(handle.db, { bookId: 1, unused: true, orderBy: [asc(q.id)] });
+    const unused = await listQrCodes(handle.db, { bookId: 1, unused: true });
     expect(unused.map((row) => row.id)).toEqual([2]);
   });
 });

@@ -1,56 +1,41 @@
-import type { Context } from "hono";
 import { clientAddressOf } from "../../lib/client-address";
-import { countText } from "../../lib/count-response";
-import { respondResource } from "../../lib/hal";
-import { limitOffset, orderByOf, pagingOf, respondList } from "../../lib/sort-and-page";
-import type { AppBindings, AppRouteHandler } from "../../lib/types";
-import * as repo from "../../repositories/activations";
+import { respondCount, respondCreated, respondResource, respondWithList } from "../../lib/respond";
+import type { AppRouteHandler } from "../../lib/types";
 import * as service from "../../services/activations";
 import { redeem } from "../../services/redemption";
 import type * as routes from "./activations.routes";
-import { activationLinks, toActivation } from "./activations.schemas";
+import { ActivationList, ActivationResource, toActivation } from "./activations.schemas";
 
-type ListQuery = { page?: number; size?: number; sort?: string[] };
-
-/** The activations a filter covers (also of a book, for the reader router), as a list of API.md §1 (sort, paging, headers, HAL). */
-export async function respondActivations(
-  c: Context<AppBindings>,
-  query: ListQuery,
-  filter: repo.ActivationFilter,
-) {
+export const listActivations: AppRouteHandler<typeof routes.listActivations> = (c) => {
   const { db } = c.get("deps");
-  const { activation: a } = db.tables;
-  const paging = pagingOf(query);
-  const orderBy = orderByOf(query.sort, { id: a.id, bookId: a.bookId, createdAt: a.createdAt }, a.id);
-  const [rows, total] = await Promise.all([
-    repo.listActivations(db, { ...filter, orderBy, ...limitOffset(paging) }),
-    repo.countActivations(db, filter),
-  ]);
-  return respondList(c, {
-    rel: "activations",
-    items: rows.map(toActivation),
-    total,
-    paging,
-    links: activationLinks,
-  });
-}
-
-export const listActivations: AppRouteHandler<typeof routes.listActivations> = async (c) => {
-  return (await respondActivations(c, c.req.valid("query"), {})) as never;
+  return respondWithList(
+    c,
+    ActivationList,
+    c.req.valid("query"),
+    (window) => service.listActivations(db, window),
+    toActivation,
+  );
 };
 
 export const countActivations: AppRouteHandler<typeof routes.countActivations> = async (c) => {
-  return countText(c, await repo.countActivations(c.get("deps").db)) as never;
+  return respondCount(c, await service.countActivations(c.get("deps").db));
 };
 
-export const listActivationsOfUser: AppRouteHandler<typeof routes.listActivationsOfUser> = async (c) => {
+export const listActivationsOfUser: AppRouteHandler<typeof routes.listActivationsOfUser> = (c) => {
+  const { db } = c.get("deps");
   const { userUUID } = c.req.valid("param");
-  return (await respondActivations(c, c.req.valid("query"), { userUuid: userUUID })) as never;
+  return respondWithList(
+    c,
+    ActivationList,
+    c.req.valid("query"),
+    (window) => service.listActivations(db, window, { userUuid: userUUID }),
+    toActivation,
+  );
 };
 
 export const countActivationsOfUser: AppRouteHandler<typeof routes.countActivationsOfUser> = async (c) => {
   const { userUUID } = c.req.valid("param");
-  return countText(c, await repo.countActivations(c.get("deps").db, { userUuid: userUUID })) as never;
+  return respondCount(c, await service.countActivations(c.get("deps").db, { userUuid: userUUID }));
 };
 
 export const getActivation: AppRouteHandler<typeof routes.getActivation> = async (c) => {
@@ -59,19 +44,14 @@ export const getActivation: AppRouteHandler<typeof routes.getActivation> = async
     c.get("principal"),
     c.req.valid("param").id,
   );
-  return respondResource(c, toActivation(activation), (base) => activationLinks(activation, base)) as never;
+  return respondResource(c, ActivationResource, toActivation(activation));
 };
 
 export const createActivation: AppRouteHandler<typeof routes.createActivation> = async (c) => {
   const { db, store, clock } = c.get("deps");
   const activation = await service.createActivation(db, store, c.req.valid("json"), clock.now());
   c.header("Location", `/activation/${activation.id}`);
-  return respondResource(
-    c,
-    toActivation(activation),
-    (base) => activationLinks(activation, base),
-    201,
-  ) as never;
+  return respondCreated(c, ActivationResource, toActivation(activation));
 };
 
 export const redeemQrCode: AppRouteHandler<typeof routes.redeemQrCode> = async (c) => {
@@ -81,9 +61,9 @@ export const redeemQrCode: AppRouteHandler<typeof routes.redeemQrCode> = async (
     c.get("principal"),
     c.req.valid("json"),
   );
-  if (created) c.header("Location", `/activation/${activation.id}`);
-  const links = (base: string) => activationLinks(activation, base);
-  return respondResource(c, toActivation(activation), links, created ? 201 : 200) as never;
+  if (!created) return respondResource(c, ActivationResource, toActivation(activation));
+  c.header("Location", `/activation/${activation.id}`);
+  return respondCreated(c, ActivationResource, toActivation(activation));
 };
 
 export const updateActivation: AppRouteHandler<typeof routes.updateActivation> = async (c) => {
@@ -95,11 +75,11 @@ export const updateActivation: AppRouteHandler<typeof routes.updateActivation> =
     c.req.valid("json"),
     clock.now(),
   );
-  return respondResource(c, toActivation(activation), (base) => activationLinks(activation, base)) as never;
+  return respondResource(c, ActivationResource, toActivation(activation));
 };
 
 export const deleteActivation: AppRouteHandler<typeof routes.deleteActivation> = async (c) => {
   const { db, clock } = c.get("deps");
   const activation = await service.removeActivation(db, c.req.valid("param").id, clock.now());
-  return respondResource(c, toActivation(activation), (base) => activationLinks(activation, base)) as never;
+  return respondResource(c, ActivationResource, toActivation(activation));
 };

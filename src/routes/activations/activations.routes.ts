@@ -1,83 +1,63 @@
-import { z } from "@hono/zod-openapi";
-import { defineRoute } from "../../auth/access";
-import { countResponse, errorResponses, IdParam, jsonBody, jsonContent } from "../../lib/openapi";
-import { listHeaders, listQuery } from "../../lib/sort-and-page";
+import { defineRoute } from "../../lib/define-route";
+import { IdParam, jsonBody } from "../../lib/openapi";
+import { resourceContent } from "../../lib/respond";
+import { countRoute, getRoute, listRoute } from "../../lib/route-shapes";
+import { activationSortFields } from "../../repositories/activations";
 import {
-  Activation,
   ActivationInput,
-  activationSortFields,
+  ActivationList,
+  ActivationResource,
   RedeemInput,
   UserUuidParam,
 } from "./activations.schemas";
 
 const tags = ["Activation"];
-const bodyErrors = [
-  "VALIDATION_FAILED",
-  "INVALID_DEFINITION",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "PAYLOAD_TOO_LARGE",
-] as const;
 const location = { Location: { description: "URL of the activation", schema: { type: "string" as const } } };
 
-export const listActivations = defineRoute("admin", {
-  method: "get",
+export const listActivations = listRoute("admin", {
   path: "/activation",
   operationId: "listActivations",
   summary: "List all activations",
-  description: "HAL rel `activations`.",
   tags,
-  request: { query: listQuery(activationSortFields) },
-  responses: {
-    200: { ...jsonContent(z.array(Activation), "The activations"), headers: listHeaders },
-    ...errorResponses("VALIDATION_FAILED"),
-  },
+  list: ActivationList,
+  sortFields: activationSortFields,
+  returns: "The activations",
 });
 
-export const countActivations = defineRoute("admin", {
-  method: "get",
+export const countActivations = countRoute("admin", {
   path: "/activation/count",
   operationId: "countActivations",
   summary: "Count activations",
   tags,
-  responses: { ...countResponse },
 });
 
-export const listActivationsOfUser = defineRoute("owner", {
-  method: "get",
+export const listActivationsOfUser = listRoute("owner", {
   path: "/activation/ofuser/{userUUID}",
   operationId: "listActivationsOfUser",
   summary: "List a user's activations",
-  description: "HAL rel `activations`.",
   tags,
-  request: { params: UserUuidParam, query: listQuery(activationSortFields) },
-  responses: {
-    200: { ...jsonContent(z.array(Activation), "The user's activations"), headers: listHeaders },
-    ...errorResponses("VALIDATION_FAILED"),
-  },
+  params: UserUuidParam,
+  list: ActivationList,
+  sortFields: activationSortFields,
+  returns: "The user's activations",
 });
 
-export const countActivationsOfUser = defineRoute("owner", {
-  method: "get",
+export const countActivationsOfUser = countRoute("owner", {
   path: "/activation/ofuser/{userUUID}/count",
   operationId: "countActivationsOfUser",
   summary: "Count a user's activations",
   tags,
-  request: { params: UserUuidParam },
-  responses: { ...countResponse, ...errorResponses("VALIDATION_FAILED") },
+  params: UserUuidParam,
 });
 
-export const getActivation = defineRoute("owner", {
-  method: "get",
+export const getActivation = getRoute("owner", {
   path: "/activation/{id}",
   operationId: "getActivation",
   summary: "Get an activation",
   description: "For the user who holds it, or an admin.",
   tags,
-  request: { params: IdParam },
-  responses: {
-    200: jsonContent(Activation, "The activation"),
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
-  },
+  resource: ActivationResource,
+  returns: "The activation",
 });
 
 export const createActivation = defineRoute("admin", {
@@ -87,10 +67,8 @@ export const createActivation = defineRoute("admin", {
   summary: "Give a user a book",
   tags,
   request: { body: jsonBody(ActivationInput) },
-  responses: {
-    201: { ...jsonContent(Activation, "The new activation"), headers: location },
-    ...errorResponses(...bodyErrors, "CONFLICT"),
-  },
+  errors: ["CONFLICT"],
+  responses: { 201: { ...resourceContent(ActivationResource, "The new activation"), headers: location } },
 });
 
 export const redeemQrCode = defineRoute("user", {
@@ -102,18 +80,18 @@ export const redeemQrCode = defineRoute("user", {
     "201 with the new activation. A user who already holds the book gets 200 with the existing activation and the code is not consumed. Concurrent redemptions never exceed the code's maxActivations. A code past its expiresAt → 409 QR_CODE_EXPIRED. Failed attempts (unknown, disabled, expired, used-up codes) are counted per user and per client address; over the limit → 429 with Retry-After.",
   tags,
   request: { body: jsonBody(RedeemInput) },
+  // FORBIDDEN: a user (not an admin) naming someone else in `userUuid`.
+  errors: [
+    "FORBIDDEN",
+    "NOT_FOUND",
+    "QR_CODE_DISABLED",
+    "QR_CODE_EXHAUSTED",
+    "QR_CODE_EXPIRED",
+    "TOO_MANY_REQUESTS",
+  ],
   responses: {
-    200: jsonContent(Activation, "The user already held the book: the existing activation"),
-    201: { ...jsonContent(Activation, "The new activation"), headers: location },
-    ...errorResponses(
-      ...bodyErrors,
-      "FORBIDDEN",
-      "NOT_FOUND",
-      "QR_CODE_DISABLED",
-      "QR_CODE_EXHAUSTED",
-      "QR_CODE_EXPIRED",
-      "TOO_MANY_REQUESTS",
-    ),
+    200: resourceContent(ActivationResource, "The user already held the book: the existing activation"),
+    201: { ...resourceContent(ActivationResource, "The new activation"), headers: location },
   },
 });
 
@@ -124,10 +102,8 @@ export const updateActivation = defineRoute("admin", {
   summary: "Replace an activation's book and user",
   tags,
   request: { params: IdParam, body: jsonBody(ActivationInput) },
-  responses: {
-    200: jsonContent(Activation, "The updated activation"),
-    ...errorResponses(...bodyErrors, "NOT_FOUND", "CONFLICT"),
-  },
+  errors: ["NOT_FOUND", "CONFLICT"],
+  responses: { 200: resourceContent(ActivationResource, "The updated activation") },
 });
 
 export const deleteActivation = defineRoute("admin", {
@@ -138,8 +114,6 @@ export const deleteActivation = defineRoute("admin", {
   description: "The entitlement ends; if it came from a QR code, the code gets the slot back.",
   tags,
   request: { params: IdParam },
-  responses: {
-    200: jsonContent(Activation, "The deleted activation"),
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
-  },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(ActivationResource, "The deleted activation") },
 });

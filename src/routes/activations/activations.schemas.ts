@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Links } from "../../lib/hal";
+import { halList, halResource } from "../../lib/hal";
 import { Id, Timestamp, trimmed } from "../../lib/openapi";
 import type { ActivationRow } from "../../repositories/activations";
 
@@ -69,18 +69,14 @@ export function toActivation(row: ActivationRow): z.infer<typeof Activation> {
   };
 }
 
-export function activationLinks(
-  activation: { id: number; bookId: number; userUuid: string; qrCodeId: number | null },
-  base: string,
-): Links {
-  return {
-    self: { href: `${base}/activation/${activation.id}` },
-    book: { href: `${base}/book/${activation.bookId}` },
-    userActivations: { href: `${base}/activation/ofuser/${activation.userUuid}` },
-    ...(activation.qrCodeId === null
-      ? {}
-      : { qrCode: { href: `${base}/activation-qr-code/${activation.qrCodeId}` } }),
-  };
-}
+export const ActivationResource = halResource("Activation", Activation, {
+  self: (activation) => `/activation/${activation.id}`,
+  book: (activation) => `/book/${activation.bookId}`,
+  userActivations: (activation) => `/activation/ofuser/${activation.userUuid}`,
+  qrCode: {
+    optional: (activation) =>
+      activation.qrCodeId === null ? null : `/activation-qr-code/${activation.qrCodeId}`,
+  },
+});
 
-export const activationSortFields = ["id", "bookId", "createdAt"] as const;
+export const ActivationList = halList("activations", ActivationResource);

@@ -1,53 +1,34 @@
 import type { Context } from "hono";
 import { authorize } from "../../auth/access";
-import { countText } from "../../lib/count-response";
-import { baseUrlOf, respondResource } from "../../lib/hal";
+import { sendBlob } from "../../lib/file-response";
+import { receiveFile } from "../../lib/file-upload";
+import { baseUrlOf } from "../../lib/hal";
 import { notFound } from "../../lib/problems";
-import { limitOffset, orderByOf, pagingOf, respondList } from "../../lib/sort-and-page";
+import { respondCount, respondCreated, respondResource, respondWithList } from "../../lib/respond";
 import type { AppBindings, AppRouteHandler } from "../../lib/types";
-import * as repo from "../../repositories/apks";
 import * as service from "../../services/apks";
-import { receiveFile, sendBlob } from "../../services/files";
 import type * as routes from "./apks.routes";
-import { apkLinks, toApk } from "./apks.schemas";
+import { ApkList, ApkResource, toActiveApk, toApk } from "./apks.schemas";
 
-export const listApks: AppRouteHandler<typeof routes.listApks> = async (c) => {
+export const listApks: AppRouteHandler<typeof routes.listApks> = (c) => {
   const { db } = c.get("deps");
-  const query = c.req.valid("query");
-  const { apk } = db.tables;
-  const paging = pagingOf(query);
-  const orderBy = orderByOf(
-    query.sort,
-    { id: apk.id, kind: apk.kind, versionCode: apk.versionCode, createdAt: apk.createdAt },
-    apk.id,
-  );
-  const [rows, total] = await Promise.all([
-    repo.listApks(db, { orderBy, ...limitOffset(paging) }),
-    repo.countApks(db),
-  ]);
-  return respondList(c, { rel: "apks", items: rows.map(toApk), total, paging, links: apkLinks }) as never;
+  return respondWithList(c, ApkList, c.req.valid("query"), (window) => service.listApks(db, window), toApk);
 };
 
 export const countApks: AppRouteHandler<typeof routes.countApks> = async (c) => {
-  return countText(c, await repo.countApks(c.get("deps").db)) as never;
+  return respondCount(c, await service.countApks(c.get("deps").db));
 };
 
 export const getActiveApks: AppRouteHandler<typeof routes.getActiveApks> = async (c) => {
-  const active = await repo.findActiveApks(c.get("deps").db);
+  const { bookapp, launcher } = await service.getActiveApks(c.get("deps").db);
   const base = baseUrlOf(c);
-  const of = (kind: repo.ApkKind) => {
-    const row = active.find((apk) => apk.kind === kind);
-    // Versioned by the file's hash: the URL means these bytes only, so it can be cached for good.
-    return row
-      ? { ...toApk(row), downloadUrl: `${base}/apk/${row.id}/download?sha256=${row.fileSha256}` }
-      : null;
-  };
+  const of = (row: service.ApkRow | null) => (row ? toActiveApk(row, base) : null);
   // Devices poll this: let them revalidate cheaply instead of caching a stale answer.
   c.header("Cache-Control", "no-cache");
-  return c.json({ bookapp: of("bookapp"), launcher: of("launcher") }, 200);
+  return c.json({ bookapp: of(bookapp), launcher: of(launcher) }, 200);
 };
 
-function sendApk(c: Context<AppBindings>, apk: repo.ApkRow, cacheControl: string): Response {
+function sendApk(c: Context<AppBindings>, apk: service.ApkRow, cacheControl: string): Response {
   if (!apk.fileSha256 || !apk.fileUploadedAt) throw notFound(`The file of APK ${apk.id}`);
   return sendBlob(c.get("deps"), c.req.raw, {
     sha256: apk.fileSha256,
@@ -60,26 +41,25 @@ function sendApk(c: Context<AppBindings>, apk: repo.ApkRow, cacheControl: string
   });
 }
 
-async function downloadActive(c: Context<AppBindings>, kind: repo.ApkKind): Promise<Response> {
-  const apk = await repo.findActiveApk(c.get("deps").db, kind);
-  if (!apk) throw notFound(`An active ${kind}`);
+async function downloadActive(c: Context<AppBindings>, kind: service.ApkKind): Promise<Response> {
+  const apk = await service.getActiveApk(c.get("deps").db, kind);
   // A fixed URL whose bytes change: caches must revalidate with the ETag every time.
   return sendApk(c, apk, "no-cache");
 }
 
 export const downloadActiveBookapp: AppRouteHandler<typeof routes.downloadActiveBookapp> = (c) =>
-  downloadActive(c, "bookapp") as never;
+  downloadActive(c, "bookapp");
 
 export const downloadActiveLauncher: AppRouteHandler<typeof routes.downloadActiveLauncher> = (c) =>
-  downloadActive(c, "launcher") as never;
+  downloadActive(c, "launcher");
 
 export const getApk: AppRouteHandler<typeof routes.getApk> = async (c) => {
   const apk = await service.getApk(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, toApk(apk), (base) => apkLinks(apk, base)) as never;
+  return respondResource(c, ApkResource, toApk(apk));
 };
 
 /** A versioned URL (`?sha256=`) names one file: other bytes are never served under it. */
-function assertVersion(apk: repo.ApkRow, sha256: string | undefined): void {
+function assertVersion(apk: service.ApkRow, sha256: string | undefined): void {
   if (sha256 !== undefined && apk.fileSha256 !== sha256)
     throw notFound(`The file ${sha256} of APK ${apk.id}`);
 }
@@ -89,25 +69,25 @@ const IMMUTABLE = "max-age=31536000, immutable";
 export const downloadApk: AppRouteHandler<typeof routes.downloadApk> = async (c) => {
   const { id } = c.req.valid("param");
   const { sha256 } = c.req.valid("query");
-  const published = await repo.findApk(c.get("deps").db, id);
+  const published = await service.findApk(c.get("deps").db, id);
   // Only an active APK is public; for anything else (unknown ids too, so they cannot be probed)
   // the caller must be an admin before learning more.
   if (published?.active && published.fileSha256) {
     assertVersion(published, sha256);
-    return sendApk(c, published, sha256 ? `public, ${IMMUTABLE}` : "public, no-cache") as never;
+    return sendApk(c, published, sha256 ? `public, ${IMMUTABLE}` : "public, no-cache");
   }
   await authorize(c, "admin");
   const apk = await service.getApk(c.get("deps").db, id);
   assertVersion(apk, sha256);
   // An inactive APK's file is for admins: never for shared caches, however long it stays valid.
-  return sendApk(c, apk, sha256 ? `private, ${IMMUTABLE}` : "private, no-cache") as never;
+  return sendApk(c, apk, sha256 ? `private, ${IMMUTABLE}` : "private, no-cache");
 };
 
 export const createApk: AppRouteHandler<typeof routes.createApk> = async (c) => {
   const { db, clock } = c.get("deps");
   const apk = await service.createApk(db, c.req.valid("json"), clock.now());
   c.header("Location", `/apk/${apk.id}`);
-  return respondResource(c, toApk(apk), (base) => apkLinks(apk, base), 201) as never;
+  return respondCreated(c, ApkResource, toApk(apk));
 };
 
 export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => {
@@ -126,7 +106,7 @@ export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => 
     deps.clock.now(),
     deps.blobs,
   );
-  return respondResource(c, toApk(apk), (base) => apkLinks(apk, base)) as never;
+  return respondResource(c, ApkResource, toApk(apk));
 };
 
 export const updateApk: AppRouteHandler<typeof routes.updateApk> = async (c) => {
@@ -139,10 +119,10 @@ export const updateApk: AppRouteHandler<typeof routes.updateApk> = async (c) => 
     { allowSignerChange: allowSignerChange === "true" },
     clock.now(),
   );
-  return respondResource(c, toApk(apk), (base) => apkLinks(apk, base)) as never;
+  return respondResource(c, ApkResource, toApk(apk));
 };
 
 export const deleteApk: AppRouteHandler<typeof routes.deleteApk> = async (c) => {
   const apk = await service.removeApk(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, toApk(apk), (base) => apkLinks(apk, base)) as never;
+  return respondResource(c, ApkResource, toApk(apk));
 };

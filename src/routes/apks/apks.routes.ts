@@ -1,53 +1,35 @@
-import { z } from "@hono/zod-openapi";
-import { defineRoute } from "../../auth/access";
-import { downloadResponses, RangeHeaders, uploadErrors } from "../../lib/download-docs";
-import {
-  countResponse,
-  errorResponses,
-  fileUploadBody,
-  IdParam,
-  jsonBody,
-  jsonContent,
-} from "../../lib/openapi";
-import { listHeaders, listQuery } from "../../lib/sort-and-page";
+import { defineRoute } from "../../lib/define-route";
+import { downloadErrors, downloadResponses, RangeHeaders, uploadErrors } from "../../lib/download-docs";
+import { fileUploadBody, IdParam, jsonBody, jsonContent } from "../../lib/openapi";
+import { resourceContent } from "../../lib/respond";
+import { countRoute, getRoute, listRoute } from "../../lib/route-shapes";
+import { apkSortFields } from "../../repositories/apks";
 import {
   ActiveApks,
-  Apk,
   ApkDownloadQuery,
   ApkInput,
-  apkSortFields,
+  ApkList,
+  ApkResource,
   SignerChangeQuery,
 } from "./apks.schemas";
 
 const tags = ["APK"];
-const bodyErrors = [
-  "VALIDATION_FAILED",
-  "INVALID_DEFINITION",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "PAYLOAD_TOO_LARGE",
-] as const;
 
-export const listApks = defineRoute("admin", {
-  method: "get",
+export const listApks = listRoute("admin", {
   path: "/apk",
   operationId: "listApks",
   summary: "List APKs",
-  description: "HAL rel `apks`.",
   tags,
-  request: { query: listQuery(apkSortFields) },
-  responses: {
-    200: { ...jsonContent(z.array(Apk), "The APKs"), headers: listHeaders },
-    ...errorResponses("VALIDATION_FAILED"),
-  },
+  list: ApkList,
+  sortFields: apkSortFields,
+  returns: "The APKs",
 });
 
-export const countApks = defineRoute("admin", {
-  method: "get",
+export const countApks = countRoute("admin", {
   path: "/apk/count",
   operationId: "countApks",
   summary: "Count APKs",
   tags,
-  responses: { ...countResponse },
 });
 
 export const getActiveApks = defineRoute("public", {
@@ -70,6 +52,7 @@ export const downloadActiveBookapp = defineRoute("public", {
     "A fixed path for devices: `bookapp-<versionName>.apk`, with ETag so update checks can be conditional.",
   tags,
   request: { headers: RangeHeaders },
+  errors: downloadErrors,
   responses: downloadResponses("application/octet-stream", "The active bookapp APK"),
 });
 
@@ -82,17 +65,17 @@ export const downloadActiveLauncher = defineRoute("public", {
     "A fixed path for devices: `launcher-<versionName>.apk`, with ETag so update checks can be conditional.",
   tags,
   request: { headers: RangeHeaders },
+  errors: downloadErrors,
   responses: downloadResponses("application/octet-stream", "The active launcher APK"),
 });
 
-export const getApk = defineRoute("admin", {
-  method: "get",
+export const getApk = getRoute("admin", {
   path: "/apk/{id}",
   operationId: "getApk",
   summary: "Get an APK record",
   tags,
-  request: { params: IdParam },
-  responses: { 200: jsonContent(Apk, "The APK"), ...errorResponses("VALIDATION_FAILED", "NOT_FOUND") },
+  resource: ApkResource,
+  returns: "The APK",
 });
 
 export const downloadApk = defineRoute("published", {
@@ -105,6 +88,7 @@ export const downloadApk = defineRoute("published", {
     "With `sha256` (as `downloadUrl` carries it) the URL names one file's bytes: it is cached as immutable, and answers 404 when the APK holds another file; without it, caches must revalidate.",
   tags,
   request: { params: IdParam, query: ApkDownloadQuery, headers: RangeHeaders },
+  errors: downloadErrors,
   responses: downloadResponses("application/octet-stream", "The APK file"),
 });
 
@@ -116,12 +100,12 @@ export const createApk = defineRoute("admin", {
   description: "Upload the file with POST /apk/{id}/upload, then make it active with PUT.",
   tags,
   request: { body: jsonBody(ApkInput) },
+  errors: ["CONFLICT"],
   responses: {
     201: {
-      ...jsonContent(Apk, "The new APK record"),
+      ...resourceContent(ApkResource, "The new APK record"),
       headers: { Location: { description: "URL of the new APK", schema: { type: "string" } } },
     },
-    ...errorResponses(...bodyErrors, "CONFLICT"),
   },
 });
 
@@ -137,10 +121,8 @@ export const uploadApk = defineRoute("admin", {
     "An unsigned APK is recorded with `signerSha256: null`; unsigned over a signed active APK (or the reverse) is a signer change too.",
   tags,
   request: { params: IdParam, query: SignerChangeQuery, body: fileUploadBody("The APK") },
-  responses: {
-    200: jsonContent(Apk, "The APK with its file"),
-    ...errorResponses(...uploadErrors, "CONFLICT"),
-  },
+  errors: [...uploadErrors, "CONFLICT"],
+  responses: { 200: resourceContent(ApkResource, "The APK with its file") },
 });
 
 export const updateApk = defineRoute("admin", {
@@ -153,10 +135,8 @@ export const updateApk = defineRoute("admin", {
     "An active APK given another `kind` stays active: it is checked against, and replaces, that kind's active APK.",
   tags,
   request: { params: IdParam, query: SignerChangeQuery, body: jsonBody(ApkInput) },
-  responses: {
-    200: jsonContent(Apk, "The updated APK"),
-    ...errorResponses(...bodyErrors, "NOT_FOUND", "CONFLICT"),
-  },
+  errors: ["NOT_FOUND", "CONFLICT"],
+  responses: { 200: resourceContent(ApkResource, "The updated APK") },
 });
 
 export const deleteApk = defineRoute("admin", {
@@ -166,8 +146,6 @@ export const deleteApk = defineRoute("admin", {
   summary: "Delete an APK and its file",
   tags,
   request: { params: IdParam },
-  responses: {
-    200: jsonContent(Apk, "The deleted APK"),
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
-  },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(ApkResource, "The deleted APK") },
 });

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import type { Links } from "../../lib/hal";
-import { multiLine, optionalText, Timestamp, trimmed } from "../../lib/openapi";
+import { halList, halResource } from "../../lib/hal";
+import { multiLine, optionalText, orNull, Timestamp, trimmed } from "../../lib/openapi";
 import type { ApkRow } from "../../repositories/apks";
 
 export const ApkKind = z.enum(["bookapp", "launcher"]).openapi({ example: "bookapp" });
@@ -38,17 +38,18 @@ export const Apk = z
       description:
         "SHA-256 of the signing certificate (APK Signature Scheme v3, else v2, else v1), as `apksigner verify --print-certs` reports it; null before an upload and for an unsigned APK",
     }),
-    file: ApkFile.nullable(),
+    file: orNull(ApkFile),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
   .openapi("Apk");
 
-// Spread rather than .extend(): an extended registered schema renders as allOf, and its
-// .nullable() then lands inside the allOf, where null can never match.
+// Spread rather than .extend(): an extended registered schema renders as allOf.
 export const ActiveApk = z
   .object({
     ...Apk.shape,
+    // Only an APK with its file can be active (services/apks.ts), and downloadUrl names that file.
+    file: ApkFile,
     downloadUrl: z.string().openapi({
       example:
         "https://books.example.com/apk/4/download?sha256=5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
@@ -59,7 +60,10 @@ export const ActiveApk = z
   .openapi("ActiveApk");
 
 export const ActiveApks = z
-  .object({ bookapp: ActiveApk.nullable(), launcher: ActiveApk.nullable() })
+  .object({
+    bookapp: orNull(ActiveApk, "The active bookapp; null while none is"),
+    launcher: orNull(ActiveApk, "The active launcher; null while none is"),
+  })
   .openapi("ActiveApks", {
     description:
       "What a device needs to check for an update: versionCode, minSdk, signerSha256, file size and sha256, and the download URL",
@@ -100,10 +104,7 @@ export const ApkInput = z
       .max(2_147_483_647)
       .openapi({ example: 42, description: "Unique per kind" }),
     versionName: trimmed(64, 1).openapi({ example: "2.3.0" }),
-    releaseNotes: optionalText(10000, multiLine()).openapi({
-      type: ["string", "null"],
-      example: "Faster page turns.",
-    }),
+    releaseNotes: optionalText(10000, multiLine()).openapi({ example: "Faster page turns." }),
     active: z.boolean().optional().openapi({
       example: true,
       description:
@@ -137,8 +138,22 @@ export function toApk(row: ApkRow): z.infer<typeof Apk> {
   };
 }
 
-export function apkLinks(apk: { id: number }, base: string): Links {
-  return { self: { href: `${base}/apk/${apk.id}` }, download: { href: `${base}/apk/${apk.id}/download` } };
+/**
+ * An active APK as GET /apk/active sends it, its downloadUrl built on `base` (baseUrlOf). Null for
+ * a record without a file, which an active APK never is: without it there is nothing to download.
+ */
+export function toActiveApk(row: ApkRow, base: string): z.infer<typeof ActiveApk> | null {
+  const apk = toApk(row);
+  const { file } = apk;
+  if (!file) return null;
+  // Versioned by the file's hash: the URL means these bytes only, so it can be cached for good.
+  // (`file` set again keeps its place: the body's fields stay in the order of Apk.)
+  return { ...apk, file, downloadUrl: `${base}/apk/${row.id}/download?sha256=${file.sha256}` };
 }
 
-export const apkSortFields = ["id", "kind", "versionCode", "createdAt"] as const;
+export const ApkResource = halResource("Apk", Apk, {
+  self: (apk) => `/apk/${apk.id}`,
+  download: (apk) => `/apk/${apk.id}/download`,
+});
+
+export const ApkList = halList("apks", ApkResource);

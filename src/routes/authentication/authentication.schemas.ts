@@ -9,8 +9,8 @@ export const User = z
     email: z.string().openapi({ example: "jane.doe@example.com" }),
     login: z.string().openapi({ example: "jane.doe" }),
     displayName: z.string().openapi({ example: "Jane Doe" }),
-    firstName: z.string().openapi({ example: "Jane" }),
-    lastName: z.string().openapi({ example: "Doe" }),
+    firstName: z.string().nullable().openapi({ example: "Jane" }),
+    lastName: z.string().nullable().openapi({ example: "Doe" }),
     roles: z.array(z.enum(["user", "admin"])).openapi({ example: ["user"] }),
   })
   .openapi("User");
@@ -68,8 +68,9 @@ export function toUser(user: StoreUser, roles: Role[]): z.infer<typeof User> {
     email: user.email,
     login: user.login,
     displayName: user.displayName,
-    firstName: user.firstName,
-    lastName: user.lastName,
+    // The store keeps an absent name as an empty string; API.md answers null for absent values.
+    firstName: user.firstName || null,
+    lastName: user.lastName || null,
     roles,
   };
 }

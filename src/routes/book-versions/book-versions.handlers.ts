@@ -1,80 +1,53 @@
 import type { Context } from "hono";
-import { countText } from "../../lib/count-response";
-import { respondResource } from "../../lib/hal";
+import { sendBlob } from "../../lib/file-response";
+import { receiveFile } from "../../lib/file-upload";
 import { notFound } from "../../lib/problems";
-import { limitOffset, orderByOf, pagingOf, respondList } from "../../lib/sort-and-page";
+import { respondCount, respondCreated, respondResource, respondWithList } from "../../lib/respond";
 import type { AppBindings, AppRouteHandler } from "../../lib/types";
-import * as repo from "../../repositories/book-versions";
-import type { BookRow } from "../../repositories/books";
 import * as service from "../../services/book-versions";
 import { getBook } from "../../services/books";
 import { assertEntitled } from "../../services/entitlement";
-import { attachArchive, receiveFile, sendBlob } from "../../services/files";
+import { attachArchive } from "../../services/files";
 import type * as routes from "./book-versions.routes";
-import { bookVersionLinks, toBookVersion } from "./book-versions.schemas";
+import { BookVersionList, BookVersionResource, toBookVersion } from "./book-versions.schemas";
 
-export const listBookVersions: AppRouteHandler<typeof routes.listBookVersions> = async (c) => {
+export const listBookVersions: AppRouteHandler<typeof routes.listBookVersions> = (c) => {
   const { db } = c.get("deps");
-  const query = c.req.valid("query");
-  const { bookVersion: v } = db.tables;
-  const paging = pagingOf(query);
-  const orderBy = orderByOf(
-    query.sort,
-    { id: v.id, bookId: v.bookId, versionCode: v.versionCode, createdAt: v.createdAt },
-    v.id,
+  return respondWithList(
+    c,
+    BookVersionList,
+    c.req.valid("query"),
+    (window) => service.listBookVersions(db, window),
+    toBookVersion,
   );
-  const [rows, total] = await Promise.all([
-    repo.listBookVersions(db, { orderBy, ...limitOffset(paging) }),
-    repo.countBookVersions(db),
-  ]);
-  return respondList(c, {
-    rel: "bookVersions",
-    items: rows.map(toBookVersion),
-    total,
-    paging,
-    links: bookVersionLinks,
-  }) as never;
 };
 
-export const listVersionsOfBook: AppRouteHandler<typeof routes.listVersionsOfBook> = async (c) => {
+export const listVersionsOfBook: AppRouteHandler<typeof routes.listVersionsOfBook> = (c) => {
   const { db } = c.get("deps");
   const { id: bookId } = c.req.valid("param");
-  const query = c.req.valid("query");
-  await getBook(db, bookId);
-  const { bookVersion: v } = db.tables;
-  const paging = pagingOf(query);
-  const orderBy = orderByOf(
-    query.sort,
-    { id: v.id, versionCode: v.versionCode, createdAt: v.createdAt },
-    v.id,
+  return respondWithList(
+    c,
+    BookVersionList,
+    c.req.valid("query"),
+    (window) => service.listVersionsOfBook(db, bookId, window),
+    toBookVersion,
   );
-  const [rows, total] = await Promise.all([
-    repo.listBookVersions(db, { bookId, orderBy, ...limitOffset(paging) }),
-    repo.countBookVersions(db, bookId),
-  ]);
-  return respondList(c, {
-    rel: "bookVersions",
-    items: rows.map(toBookVersion),
-    total,
-    paging,
-    links: bookVersionLinks,
-  }) as never;
 };
 
 export const countBookVersions: AppRouteHandler<typeof routes.countBookVersions> = async (c) => {
-  return countText(c, await repo.countBookVersions(c.get("deps").db)) as never;
+  return respondCount(c, await service.countBookVersions(c.get("deps").db));
 };
 
 export const getBookVersion: AppRouteHandler<typeof routes.getBookVersion> = async (c) => {
   const version = await service.getBookVersion(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, toBookVersion(version), (base) => bookVersionLinks(version, base)) as never;
+  return respondResource(c, BookVersionResource, toBookVersion(version));
 };
 
 export const createBookVersion: AppRouteHandler<typeof routes.createBookVersion> = async (c) => {
   const { db, clock } = c.get("deps");
   const version = await service.createBookVersion(db, c.req.valid("json"), clock.now());
   c.header("Location", `/bookversion/${version.id}`);
-  return respondResource(c, toBookVersion(version), (base) => bookVersionLinks(version, base), 201) as never;
+  return respondCreated(c, BookVersionResource, toBookVersion(version));
 };
 
 export const updateBookVersion: AppRouteHandler<typeof routes.updateBookVersion> = async (c) => {
@@ -85,12 +58,12 @@ export const updateBookVersion: AppRouteHandler<typeof routes.updateBookVersion>
     c.req.valid("json"),
     clock.now(),
   );
-  return respondResource(c, toBookVersion(version), (base) => bookVersionLinks(version, base)) as never;
+  return respondResource(c, BookVersionResource, toBookVersion(version));
 };
 
 export const deleteBookVersion: AppRouteHandler<typeof routes.deleteBookVersion> = async (c) => {
   const version = await service.removeBookVersion(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, toBookVersion(version), (base) => bookVersionLinks(version, base)) as never;
+  return respondResource(c, BookVersionResource, toBookVersion(version));
 };
 
 export const uploadArchive: AppRouteHandler<typeof routes.uploadArchive> = async (c) => {
@@ -99,10 +72,11 @@ export const uploadArchive: AppRouteHandler<typeof routes.uploadArchive> = async
   await service.getBookVersion(deps.db, id); // 404 before the body is read
   const file = await receiveFile(deps, c.req.raw, "archive");
   const version = await attachArchive(deps.db, id, file, deps.clock.now(), deps.blobs);
-  return respondResource(c, toBookVersion(version), (base) => bookVersionLinks(version, base)) as never;
+  return respondResource(c, BookVersionResource, toBookVersion(version));
 };
 
-function sendArchive(c: Context<AppBindings>, book: BookRow, version: repo.BookVersionRow): Response {
+/** The version's archive, named after the book's title and the version. */
+function sendArchive(c: Context<AppBindings>, bookTitle: string, version: service.BookVersionRow): Response {
   if (!version.archiveSha256 || !version.archiveUploadedAt)
     throw notFound(`The archive of book version ${version.id}`);
   return sendBlob(c.get("deps"), c.req.raw, {
@@ -110,7 +84,7 @@ function sendArchive(c: Context<AppBindings>, book: BookRow, version: repo.BookV
     size: version.archiveSize ?? 0,
     lastModified: version.archiveUploadedAt,
     contentType: "application/zip",
-    filename: `${book.title}-${version.versionName}.zip`,
+    filename: `${bookTitle}-${version.versionName}.zip`,
     disposition: "attachment",
     // Entitlement is checked per request: shared caches must not keep it.
     cacheControl: "private, no-cache",
@@ -121,15 +95,13 @@ export const downloadArchive: AppRouteHandler<typeof routes.downloadArchive> = a
   const { db } = c.get("deps");
   const version = await service.getBookVersion(db, c.req.valid("param").id);
   await assertEntitled(db, c.get("principal"), version.bookId);
-  return sendArchive(c, await getBook(db, version.bookId), version) as never;
+  const book = await getBook(db, version.bookId);
+  return sendArchive(c, book.title, version);
 };
 
 export const downloadNewestVersion: AppRouteHandler<typeof routes.downloadNewestVersion> = async (c) => {
   const { db } = c.get("deps");
-  const { id } = c.req.valid("param");
-  const book = await getBook(db, id);
+  const book = await getBook(db, c.req.valid("param").id);
   await assertEntitled(db, c.get("principal"), book.id);
-  const newest = await repo.findNewestVersion(db, book.id);
-  if (!newest) throw notFound(`A version of book ${book.id} with an archive`);
-  return sendArchive(c, book, newest) as never;
+  return sendArchive(c, book.title, await service.getNewestVersion(db, book.id));
 };

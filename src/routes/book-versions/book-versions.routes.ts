@@ -1,64 +1,37 @@
-import { z } from "@hono/zod-openapi";
-import { defineRoute } from "../../auth/access";
-import { downloadResponses, RangeHeaders, uploadErrors } from "../../lib/download-docs";
-import {
-  countResponse,
-  errorResponses,
-  fileUploadBody,
-  IdParam,
-  jsonBody,
-  jsonContent,
-} from "../../lib/openapi";
-import { listHeaders, listQuery } from "../../lib/sort-and-page";
-import {
-  BookVersion,
-  BookVersionInput,
-  bookVersionSortFields,
-  versionsOfBookSortFields,
-} from "./book-versions.schemas";
+import { defineRoute } from "../../lib/define-route";
+import { downloadErrors, downloadResponses, RangeHeaders, uploadErrors } from "../../lib/download-docs";
+import { fileUploadBody, IdParam, jsonBody } from "../../lib/openapi";
+import { resourceContent } from "../../lib/respond";
+import { countRoute, getRoute, listRoute } from "../../lib/route-shapes";
+import { bookVersionSortFields, versionsOfBookSortFields } from "../../repositories/book-versions";
+import { BookVersionInput, BookVersionList, BookVersionResource } from "./book-versions.schemas";
 
 const tags = ["Book version"];
-const bodyErrors = [
-  "VALIDATION_FAILED",
-  "INVALID_DEFINITION",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "PAYLOAD_TOO_LARGE",
-] as const;
 
-export const listBookVersions = defineRoute("admin", {
-  method: "get",
+export const listBookVersions = listRoute("admin", {
   path: "/bookversion",
   operationId: "listBookVersions",
   summary: "List all book versions",
-  description: "HAL rel `bookVersions`.",
   tags,
-  request: { query: listQuery(bookVersionSortFields) },
-  responses: {
-    200: { ...jsonContent(z.array(BookVersion), "The versions"), headers: listHeaders },
-    ...errorResponses("VALIDATION_FAILED"),
-  },
+  list: BookVersionList,
+  sortFields: bookVersionSortFields,
+  returns: "The versions",
 });
 
-export const countBookVersions = defineRoute("admin", {
-  method: "get",
+export const countBookVersions = countRoute("admin", {
   path: "/bookversion/count",
   operationId: "countBookVersions",
   summary: "Count book versions",
   tags,
-  responses: { ...countResponse },
 });
 
-export const getBookVersion = defineRoute("user", {
-  method: "get",
+export const getBookVersion = getRoute("user", {
   path: "/bookversion/{id}",
   operationId: "getBookVersion",
   summary: "Get a book version",
   tags,
-  request: { params: IdParam },
-  responses: {
-    200: jsonContent(BookVersion, "The version"),
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
-  },
+  resource: BookVersionResource,
+  returns: "The version",
 });
 
 export const createBookVersion = defineRoute("admin", {
@@ -69,12 +42,12 @@ export const createBookVersion = defineRoute("admin", {
   description: "The archive is uploaded afterwards with POST /bookversion/{id}/upload.",
   tags,
   request: { body: jsonBody(BookVersionInput) },
+  errors: ["CONFLICT"],
   responses: {
     201: {
-      ...jsonContent(BookVersion, "The new version"),
+      ...resourceContent(BookVersionResource, "The new version"),
       headers: { Location: { description: "URL of the new version", schema: { type: "string" } } },
     },
-    ...errorResponses(...bodyErrors, "CONFLICT"),
   },
 });
 
@@ -85,10 +58,8 @@ export const updateBookVersion = defineRoute("admin", {
   summary: "Replace a book version's fields",
   tags,
   request: { params: IdParam, body: jsonBody(BookVersionInput) },
-  responses: {
-    200: jsonContent(BookVersion, "The updated version"),
-    ...errorResponses(...bodyErrors, "NOT_FOUND", "CONFLICT"),
-  },
+  errors: ["NOT_FOUND", "CONFLICT"],
+  responses: { 200: resourceContent(BookVersionResource, "The updated version") },
 });
 
 export const deleteBookVersion = defineRoute("admin", {
@@ -98,24 +69,20 @@ export const deleteBookVersion = defineRoute("admin", {
   summary: "Delete a book version and its archive",
   tags,
   request: { params: IdParam },
-  responses: {
-    200: jsonContent(BookVersion, "The deleted version"),
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
-  },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(BookVersionResource, "The deleted version") },
 });
 
-export const listVersionsOfBook = defineRoute("user", {
-  method: "get",
+export const listVersionsOfBook = listRoute("user", {
   path: "/book/{id}/bookversions",
   operationId: "listBookVersionsOfBook",
   summary: "List the versions of a book",
-  description: "HAL rel `bookVersions`.",
   tags: ["Book"],
-  request: { params: IdParam, query: listQuery(versionsOfBookSortFields) },
-  responses: {
-    200: { ...jsonContent(z.array(BookVersion), "The book's versions"), headers: listHeaders },
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
-  },
+  params: IdParam,
+  errors: ["NOT_FOUND"],
+  list: BookVersionList,
+  sortFields: versionsOfBookSortFields,
+  returns: "The book's versions",
 });
 
 export const uploadArchive = defineRoute("admin", {
@@ -127,10 +94,8 @@ export const uploadArchive = defineRoute("admin", {
     "Multipart part `file`: a zip archive (valid local-file signature and end-of-central-directory record), at most MAX_ARCHIVE_BYTES. Replaces an earlier archive; the old one stays downloadable until the new one is complete.",
   tags,
   request: { params: IdParam, body: fileUploadBody("The zip archive") },
-  responses: {
-    200: jsonContent(BookVersion, "The version with its archive"),
-    ...errorResponses(...uploadErrors),
-  },
+  errors: uploadErrors,
+  responses: { 200: resourceContent(BookVersionResource, "The version with its archive") },
 });
 
 export const downloadArchive = defineRoute("entitled", {
@@ -141,6 +106,7 @@ export const downloadArchive = defineRoute("entitled", {
   description: "404 if no archive was uploaded.",
   tags,
   request: { params: IdParam, headers: RangeHeaders },
+  errors: downloadErrors,
   responses: downloadResponses("application/zip", "The zip archive"),
 });
 
@@ -152,5 +118,6 @@ export const downloadNewestVersion = defineRoute("entitled", {
   description: "The archive of the version with the highest versionCode that has one; 404 if none.",
   tags: ["Book"],
   request: { params: IdParam, headers: RangeHeaders },
+  errors: downloadErrors,
   responses: downloadResponses("application/zip", "The zip archive of the newest version"),
 });

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Links } from "../../lib/hal";
+import { halList, halResource } from "../../lib/hal";
 import { Id, multiLine, optionalText, orNull, Timestamp, trimmed } from "../../lib/openapi";
 import type { BookVersionRow } from "../../repositories/book-versions";
 
@@ -37,10 +37,7 @@ export const BookVersionInput = z
       .max(2_147_483_647)
       .openapi({ example: 3, description: "Unique per book" }),
     versionName: trimmed(64, 1).openapi({ example: "1.2" }),
-    releaseNotes: optionalText(10000, multiLine()).openapi({
-      type: ["string", "null"],
-      example: "Fixed typos in chapter 4.",
-    }),
+    releaseNotes: optionalText(10000, multiLine()).openapi({ example: "Fixed typos in chapter 4." }),
   })
   .openapi("BookVersionInput");
 
@@ -65,13 +62,10 @@ export function toBookVersion(row: BookVersionRow): z.infer<typeof BookVersion> 
   };
 }
 
-export function bookVersionLinks(version: { id: number; bookId: number }, base: string): Links {
-  return {
-    self: { href: `${base}/bookversion/${version.id}` },
-    book: { href: `${base}/book/${version.bookId}` },
-    download: { href: `${base}/bookversion/${version.id}/download` },
-  };
-}
+export const BookVersionResource = halResource("BookVersion", BookVersion, {
+  self: (version) => `/bookversion/${version.id}`,
+  book: (version) => `/book/${version.bookId}`,
+  download: (version) => `/bookversion/${version.id}/download`,
+});
 
-export const bookVersionSortFields = ["id", "bookId", "versionCode", "createdAt"] as const;
-export const versionsOfBookSortFields = ["id", "versionCode", "createdAt"] as const;
+export const BookVersionList = halList("bookVersions", BookVersionResource);

@@ -10,7 +10,13 @@ import { BookList, BookResource, toBook } from "./books.schemas";
 
 export const listBooks: AppRouteHandler<typeof routes.listBooks> = (c) => {
   const { db } = c.get("deps");
-  return respondWithList(c, BookList, c.req.valid("query"), (window) => service.listBooks(db, window), toBook);
+  return respondWithList(
+    c,
+    BookList,
+    c.req.valid("query"),
+    (window) => service.listBooks(db, window),
+    toBook,
+  );
 };
 
 export const countBooks: AppRouteHandler<typeof routes.countBooks> = async (c) => {

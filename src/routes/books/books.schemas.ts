@@ -1,7 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import { halList, halResource } from "../../lib/hal";
 import { canonicalLanguageTag, normalizeIsbn } from "../../lib/isbn";
-import { multiLine, optionalText, orNull, singleLine, Timestamp, trimmed } from "../../lib/openapi";
+import {
+  multiLine,
+  optionalText,
+  orNull,
+  SINGLE_LINE,
+  singleLine,
+  Timestamp,
+  trimmed,
+} from "../../lib/openapi";
 import type { BookRow } from "../../repositories/books";
 
 export const Cover = z
@@ -50,6 +58,8 @@ export const BookInput = z
       })
       .openapi({
         type: ["string", "null"],
+        maxLength: 40,
+        pattern: SINGLE_LINE.source,
         example: "978-0-15-601219-5",
         description: "ISBN-10 or -13; hyphens and spaces allowed, stored without",
       }),
@@ -69,7 +79,13 @@ export const BookInput = z
         }
         return tag;
       })
-      .openapi({ type: ["string", "null"], example: "en-GB", description: "BCP 47 language tag" }),
+      .openapi({
+        type: ["string", "null"],
+        maxLength: 35,
+        pattern: SINGLE_LINE.source,
+        example: "en-GB",
+        description: "BCP 47 language tag",
+      }),
   })
   .openapi("BookInput");
 

@@ -1,42 +1,33 @@
 import type { Context } from "hono";
 import { describeError } from "../../lib/error-handler";
-import { respondResource } from "../../lib/hal";
-import { limitOffset, orderByOf, pagingOf, respondList } from "../../lib/sort-and-page";
+import { respondResource, respondWithList } from "../../lib/respond";
 import type { AppBindings, AppRouteHandler } from "../../lib/types";
 import * as service from "../../services/qr-code-batches";
 import type * as routes from "./qr-code-batches.routes";
-import { qrCodeBatchLinks, toQrCodeBatch } from "./qr-code-batches.schemas";
+import { QrCodeBatchList, QrCodeBatchResource, toQrCodeBatch } from "./qr-code-batches.schemas";
 
-export const listQrCodeBatchesOfBook: AppRouteHandler<typeof routes.listQrCodeBatchesOfBook> = async (c) => {
+export const listQrCodeBatchesOfBook: AppRouteHandler<typeof routes.listQrCodeBatchesOfBook> = (c) => {
   const { db } = c.get("deps");
   const { bookId } = c.req.valid("param");
-  const query = c.req.valid("query");
-  const { qrCodeBatch: b } = db.tables;
-  const paging = pagingOf(query);
-  const orderBy = orderByOf(query.sort, { id: b.id, createdAt: b.createdAt }, b.id);
-  const { rows, total } = await service.listQrCodeBatchesOfBook(db, bookId, {
-    orderBy,
-    ...limitOffset(paging),
-  });
-  return respondList(c, {
-    rel: "qrCodeBatches",
-    items: rows.map(toQrCodeBatch),
-    total,
-    paging,
-    links: qrCodeBatchLinks,
-  }) as never;
+  return respondWithList(
+    c,
+    QrCodeBatchList,
+    c.req.valid("query"),
+    (window) => service.listQrCodeBatchesOfBook(db, bookId, window),
+    toQrCodeBatch,
+  );
 };
 
 export const getQrCodeBatch: AppRouteHandler<typeof routes.getQrCodeBatch> = async (c) => {
   const batch = await service.getQrCodeBatch(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, toQrCodeBatch(batch), (base) => qrCodeBatchLinks(batch, base)) as never;
+  return respondResource(c, QrCodeBatchResource, toQrCodeBatch(batch));
 };
 
 export const setQrCodeBatchEnabled: AppRouteHandler<typeof routes.setQrCodeBatchEnabled> = async (c) => {
   const { db, clock } = c.get("deps");
   const { enabled } = c.req.valid("json");
   const batch = await service.setQrCodeBatchEnabled(db, c.req.valid("param").id, enabled, clock.now());
-  return respondResource(c, toQrCodeBatch(batch), (base) => qrCodeBatchLinks(batch, base)) as never;
+  return respondResource(c, QrCodeBatchResource, toQrCodeBatch(batch));
 };
 
 export const getQrCodeBatchCsv: AppRouteHandler<typeof routes.getQrCodeBatchCsv> = async (c) => {
@@ -46,7 +37,7 @@ export const getQrCodeBatchCsv: AppRouteHandler<typeof routes.getQrCodeBatchCsv>
     "Content-Type": "text/csv; charset=utf-8",
     "Content-Disposition": `attachment; filename="batch-${batch.id}-codes.csv"`,
     "Cache-Control": "private, no-store",
-  }) as never;
+  });
 };
 
 export const getQrCodeBatchSheet: AppRouteHandler<typeof routes.getQrCodeBatchSheet> = async (c) => {
@@ -61,7 +52,7 @@ export const getQrCodeBatchSheet: AppRouteHandler<typeof routes.getQrCodeBatchSh
     "Content-Type": "application/pdf",
     "Content-Disposition": `inline; filename="${sheet.filename}"`,
     "Cache-Control": "private, no-store",
-  }) as never;
+  });
 };
 
 /**

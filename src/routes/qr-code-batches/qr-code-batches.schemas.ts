@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Links } from "../../lib/hal";
+import { halList, halResource } from "../../lib/hal";
 import { Timestamp } from "../../lib/openapi";
 import { PAPERS } from "../../lib/sheet-layout";
 import type { QrCodeBatchWithCounts } from "../../repositories/qr-code-batches";
@@ -26,8 +26,6 @@ export const QrCodeBatch = z
   .openapi("QrCodeBatch", {
     description: "A print run: codes made together by POST /activation-qr-code/batch.",
   });
-
-export const qrCodeBatchSortFields = ["id", "createdAt"] as const;
 
 export const SheetQuery = z.object({
   paper: z
@@ -88,13 +86,12 @@ export function toQrCodeBatch(row: QrCodeBatchWithCounts): z.infer<typeof QrCode
   };
 }
 
-export function qrCodeBatchLinks(batch: { id: number; bookId: number }, base: string): Links {
-  const self = `${base}/activation-qr-code/batch/${batch.id}`;
-  return {
-    self: { href: self },
-    book: { href: `${base}/book/${batch.bookId}` },
-    enDisable: { href: `${self}/en-disable` },
-    codesCsv: { href: `${self}/codes.csv` },
-    sheet: { href: `${self}/sheet.pdf` },
-  };
-}
+export const QrCodeBatchResource = halResource("QrCodeBatch", QrCodeBatch, {
+  self: (batch) => `/activation-qr-code/batch/${batch.id}`,
+  book: (batch) => `/book/${batch.bookId}`,
+  enDisable: (batch) => `/activation-qr-code/batch/${batch.id}/en-disable`,
+  codesCsv: (batch) => `/activation-qr-code/batch/${batch.id}/codes.csv`,
+  sheet: (batch) => `/activation-qr-code/batch/${batch.id}/sheet.pdf`,
+});
+
+export const QrCodeBatchList = halList("qrCodeBatches", QrCodeBatchResource);

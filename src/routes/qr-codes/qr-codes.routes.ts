@@ -1,71 +1,76 @@
-import { z } from "@hono/zod-openapi";
-import { defineRoute } from "../../auth/access";
-import { countResponse, errorResponses, IdParam, jsonBody, jsonContent } from "../../lib/openapi";
-import { listHeaders, listQuery } from "../../lib/sort-and-page";
+import { defineRoute } from "../../lib/define-route";
+import { IdParam, jsonBody } from "../../lib/openapi";
+import { listContent, resourceContent } from "../../lib/respond";
+import { countRoute, getRoute, listRoute } from "../../lib/route-shapes";
+import { listHeaders } from "../../lib/sort-and-page";
+import { qrCodeSortFields } from "../../repositories/qr-codes";
 import {
-  ActivationQrCode,
   BookIdParam,
   EnableInput,
-  NullActivations,
+  IfNoneMatchHeader,
+  NullActivationsResource,
   QrCodeBatchInput,
   QrCodeInput,
+  QrCodeList,
+  QrCodeResource,
   QrImageQuery,
-  qrCodeSortFields,
 } from "./qr-codes.schemas";
 
 const tags = ["Activation QR code"];
-const bodyErrors = [
-  "VALIDATION_FAILED",
-  "INVALID_DEFINITION",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "PAYLOAD_TOO_LARGE",
-] as const;
 
-export const listQrCodes = defineRoute("admin", {
-  method: "get",
+const etagHeader = { ETag: { description: "Validator of the image", schema: { type: "string" as const } } };
+const cacheControlHeader = {
+  "Cache-Control": {
+    description: "`private, no-cache`: kept, but checked again before use",
+    schema: { type: "string" as const },
+  },
+};
+const imageHeaders = {
+  ...etagHeader,
+  ...cacheControlHeader,
+  "Content-Disposition": { description: "inline, with a file name", schema: { type: "string" as const } },
+};
+const notModified = {
+  description: "Not modified: the If-None-Match tag is still current",
+  headers: { ...etagHeader, ...cacheControlHeader },
+};
+
+export const listQrCodes = listRoute("admin", {
   path: "/activation-qr-code",
   operationId: "listActivationQrCodes",
   summary: "List all activation QR codes",
-  description: "HAL rel `activationQrCodes`.",
   tags,
-  request: { query: listQuery(qrCodeSortFields) },
-  responses: {
-    200: { ...jsonContent(z.array(ActivationQrCode), "The codes"), headers: listHeaders },
-    ...errorResponses("VALIDATION_FAILED"),
-  },
+  list: QrCodeList,
+  sortFields: qrCodeSortFields,
+  returns: "The codes",
 });
 
-export const countQrCodes = defineRoute("admin", {
-  method: "get",
+export const countQrCodes = countRoute("admin", {
   path: "/activation-qr-code/count",
   operationId: "countActivationQrCodes",
   summary: "Count activation QR codes",
   tags,
-  responses: { ...countResponse },
 });
 
-export const listQrCodesOfBook = defineRoute("admin", {
-  method: "get",
+export const listQrCodesOfBook = listRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}",
   operationId: "listActivationQrCodesOfBook",
   summary: "List a book's activation QR codes",
-  description: "HAL rel `activationQrCodes`.",
   tags,
-  request: { params: BookIdParam, query: listQuery(qrCodeSortFields) },
-  responses: {
-    200: { ...jsonContent(z.array(ActivationQrCode), "The book's codes"), headers: listHeaders },
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
-  },
+  params: BookIdParam,
+  errors: ["NOT_FOUND"],
+  list: QrCodeList,
+  sortFields: qrCodeSortFields,
+  returns: "The book's codes",
 });
 
-export const countQrCodesOfBook = defineRoute("admin", {
-  method: "get",
+export const countQrCodesOfBook = countRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}/count",
   operationId: "countActivationQrCodesOfBook",
   summary: "Count a book's activation QR codes",
   tags,
-  request: { params: BookIdParam },
-  responses: { ...countResponse, ...errorResponses("VALIDATION_FAILED", "NOT_FOUND") },
+  params: BookIdParam,
+  errors: ["NOT_FOUND"],
 });
 
 export const getNullActivations = defineRoute("admin", {
@@ -77,23 +82,17 @@ export const getNullActivations = defineRoute("admin", {
     "The codes that were never redeemed. A code whose activations were all deleted is not among them, although its activationCount is back to 0.",
   tags,
   request: { params: BookIdParam },
-  responses: {
-    200: jsonContent(NullActivations, "The unused codes and how many there are"),
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
-  },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(NullActivationsResource, "The unused codes and how many there are") },
 });
 
-export const getQrCode = defineRoute("admin", {
-  method: "get",
+export const getQrCode = getRoute("admin", {
   path: "/activation-qr-code/{id}",
   operationId: "getActivationQrCode",
   summary: "Get an activation QR code",
   tags,
-  request: { params: IdParam },
-  responses: {
-    200: jsonContent(ActivationQrCode, "The code"),
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
-  },
+  resource: QrCodeResource,
+  returns: "The code",
 });
 
 export const getQrCodeImage = defineRoute("admin", {
@@ -104,18 +103,15 @@ export const getQrCodeImage = defineRoute("admin", {
   description:
     "Content: QR_PAYLOAD_TEMPLATE with `{code}` replaced (default: the bare code). Error correction M, quiet zone of 4 modules. `ETag`; a re-fetch with `If-None-Match` gets 304.",
   tags,
-  request: { params: IdParam, query: QrImageQuery },
+  request: { params: IdParam, query: QrImageQuery, headers: IfNoneMatchHeader },
+  errors: ["NOT_FOUND"],
   responses: {
     200: {
       description: "The PNG, `size` pixels wide",
-      headers: {
-        ETag: { description: "Validator of the image", schema: { type: "string" } },
-        "Content-Disposition": { description: "inline, with a file name", schema: { type: "string" } },
-      },
+      headers: imageHeaders,
       content: { "image/png": { schema: { type: "string", format: "binary" } } },
     },
-    304: { description: "Not modified: the If-None-Match tag is still current" },
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
+    304: notModified,
   },
 });
 
@@ -127,18 +123,21 @@ export const getQrCodeSvg = defineRoute("admin", {
   description:
     "The same symbol as the PNG — content QR_PAYLOAD_TEMPLATE with `{code}` replaced, error correction M — drawn as vector rectangles on a white square that includes the quiet zone of 4 modules. The viewBox counts modules, so the symbol scales to any print size without loss. `ETag`; a re-fetch with `If-None-Match` gets 304.",
   tags,
-  request: { params: IdParam },
+  request: { params: IdParam, headers: IfNoneMatchHeader },
+  errors: ["NOT_FOUND"],
   responses: {
     200: {
       description: "The SVG document",
       headers: {
-        ETag: { description: "Validator of the image", schema: { type: "string" } },
-        "Content-Disposition": { description: "inline, with a file name", schema: { type: "string" } },
+        ...imageHeaders,
+        "Content-Security-Policy": {
+          description: "`default-src 'none'`: the document may load and run nothing",
+          schema: { type: "string" },
+        },
       },
       content: { "image/svg+xml": { schema: { type: "string" } } },
     },
-    304: { description: "Not modified: the If-None-Match tag is still current" },
-    ...errorResponses("VALIDATION_FAILED", "NOT_FOUND"),
+    304: notModified,
   },
 });
 
@@ -152,10 +151,9 @@ export const createQrCode = defineRoute("admin", {
   request: { body: jsonBody(QrCodeInput) },
   responses: {
     201: {
-      ...jsonContent(ActivationQrCode, "The new code"),
+      ...resourceContent(QrCodeResource, "The new code"),
       headers: { Location: { description: "URL of the new code", schema: { type: "string" } } },
     },
-    ...errorResponses(...bodyErrors),
   },
 });
 
@@ -169,11 +167,11 @@ export const createQrCodeBatch = defineRoute("admin", {
   tags,
   request: { body: jsonBody(QrCodeBatchInput) },
   responses: {
+    // A whole list, never paged: X-Total-Count without Link.
     201: {
-      ...jsonContent(z.array(ActivationQrCode), "The new codes"),
+      ...listContent(QrCodeList, "The new codes"),
       headers: { "X-Total-Count": listHeaders["X-Total-Count"] },
     },
-    ...errorResponses(...bodyErrors),
   },
 });
 
@@ -185,8 +183,6 @@ export const setQrCodeEnabled = defineRoute("admin", {
   description: "A disabled code cannot be redeemed (409 QR_CODE_DISABLED); activations made from it stay.",
   tags,
   request: { params: IdParam, body: jsonBody(EnableInput) },
-  responses: {
-    200: jsonContent(ActivationQrCode, "The code"),
-    ...errorResponses(...bodyErrors, "NOT_FOUND"),
-  },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(QrCodeResource, "The code") },
 });

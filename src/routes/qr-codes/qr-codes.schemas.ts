@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import type { Links } from "../../lib/hal";
+import { RangeHeaders } from "../../lib/download-docs";
+import { halList, halResource } from "../../lib/hal";
 import { Id, optionalText, Timestamp } from "../../lib/openapi";
 import type { QrCodeRow } from "../../repositories/qr-codes";
 
@@ -42,7 +43,7 @@ export const QrCodeInput = z
   .object({
     bookId: Id.openapi({ description: "The book; must exist" }),
     maxActivations: MaxActivations,
-    label: optionalText(200).openapi({ type: ["string", "null"], example: "Review copy" }),
+    label: optionalText(200).openapi({ example: "Review copy" }),
     enabled: z.boolean().default(true).openapi({ example: true, description: "Default true" }),
   })
   .openapi("QrCodeInput");
@@ -52,7 +53,7 @@ export const QrCodeBatchInput = z
     bookId: Id.openapi({ description: "The book; must exist" }),
     quantity: z.number().int().min(1).max(10_000).openapi({ example: 500 }),
     maxActivations: MaxActivations,
-    label: optionalText(200).openapi({ type: ["string", "null"], example: "First print, 2026" }),
+    label: optionalText(200).openapi({ example: "First print, 2026" }),
     expiresAt: z.iso
       .datetime({ offset: true })
       .nullish()
@@ -103,15 +104,26 @@ export function toQrCode(row: QrCodeRow): z.infer<typeof ActivationQrCode> {
   };
 }
 
-export function qrCodeLinks(qrCode: { id: number; bookId: number }, base: string): Links {
-  const self = `${base}/activation-qr-code/${qrCode.id}`;
-  return {
-    self: { href: self },
-    book: { href: `${base}/book/${qrCode.bookId}` },
-    qr: { href: `${self}/qr` },
-    qrSvg: { href: `${self}/qr.svg` },
-    enDisable: { href: `${self}/en-disable` },
-  };
-}
+export const QrCodeResource = halResource("ActivationQrCode", ActivationQrCode, {
+  self: (qrCode) => `/activation-qr-code/${qrCode.id}`,
+  book: (qrCode) => `/book/${qrCode.bookId}`,
+  qr: (qrCode) => `/activation-qr-code/${qrCode.id}/qr`,
+  qrSvg: (qrCode) => `/activation-qr-code/${qrCode.id}/qr.svg`,
+  enDisable: (qrCode) => `/activation-qr-code/${qrCode.id}/en-disable`,
+});
 
-export const qrCodeSortFields = ["id", "bookId", "createdAt", "enabled"] as const;
+export const QrCodeList = halList("activationQrCodes", QrCodeResource);
+
+// Under HAL the nested codes are resource objects too, each with its own _links.
+export const NullActivationsResource = halResource(
+  "NullActivations",
+  NullActivations,
+  {
+    self: (unused) => `/activation-qr-code/ofbook/${unused.bookId}/null-activations`,
+    book: (unused) => `/book/${unused.bookId}`,
+  },
+  { qrCodes: QrCodeResource },
+);
+
+/** The image routes answer 304 while the client's ETag still matches. */
+export const IfNoneMatchHeader = RangeHeaders.pick({ "if-none-match": true });

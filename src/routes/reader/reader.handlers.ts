@@ -1,99 +1,69 @@
 // The reader's views. Each answers with a fixed number of queries however many books there are:
 // one query joins book, the caller's activation and the newest version; a paged list adds one
 // for its total. The unsorted, unpaged forms the app asks for all the time are prepared.
-import { countText } from "../../lib/count-response";
-import { respondResource } from "../../lib/hal";
-import { notFound } from "../../lib/problems";
-import { limitOffset, orderByOf, pagingOf, respondList } from "../../lib/sort-and-page";
+import { respondCount, respondResource, respondWithList } from "../../lib/respond";
 import type { AppRouteHandler } from "../../lib/types";
-import {
-  countActivations,
-  findBookWithActivation,
-  listBooksWithActivation,
-  listHeldBooks,
-} from "../../repositories/activations";
-import { countBooks } from "../../repositories/books";
-import { getBook } from "../../services/books";
-import { respondActivations } from "../activations/activations.handlers";
+import * as activations from "../../services/activations";
+import * as reader from "../../services/reader";
+import { ActivationList, toActivation } from "../activations/activations.schemas";
 import type * as routes from "./reader.routes";
 import {
-  bookWithVersionAndActivationLinks,
-  myBookLinks,
+  BookWithVersionAndActivationList,
+  BookWithVersionAndActivationResource,
+  MyBookList,
   toBookWithVersionAndActivation,
   toMyBook,
 } from "./reader.schemas";
 
-export const listMyBooks: AppRouteHandler<typeof routes.listMyBooks> = async (c) => {
+export const listMyBooks: AppRouteHandler<typeof routes.listMyBooks> = (c) => {
   const { db } = c.get("deps");
   const { userUuid } = c.get("principal");
-  const query = c.req.valid("query");
-  const { activation: a, book: b } = db.tables;
-  const paging = pagingOf(query);
-  const orderBy = query.sort
-    ? orderByOf(query.sort, { activatedAt: a.createdAt, title: b.title }, a.id)
-    : undefined;
-  const rows = await listHeldBooks(db, { userUuid, orderBy, ...limitOffset(paging) });
-  // A whole list is its own total; only a page needs to count.
-  const total = paging ? await countActivations(db, { userUuid }) : rows.length;
-  const items = rows.map((row) => toMyBook(row.activation, row.book, row.newestVersion));
-  return respondList(c, { rel: "myBooks", items, total, paging, links: myBookLinks }) as never;
+  return respondWithList(
+    c,
+    MyBookList,
+    c.req.valid("query"),
+    (window) => reader.listMyBooks(db, userUuid, window),
+    toMyBook,
+  );
 };
 
 export const listBooksWithVersionAndActivation: AppRouteHandler<
   typeof routes.listBooksWithVersionAndActivation
-> = async (c) => {
+> = (c) => {
   const { db } = c.get("deps");
   const { userUuid } = c.get("principal");
-  const query = c.req.valid("query");
-  const { book } = db.tables;
-  const paging = pagingOf(query);
-  const orderBy = query.sort
-    ? orderByOf(
-        query.sort,
-        {
-          id: book.id,
-          title: book.title,
-          author: book.author,
-          createdAt: book.createdAt,
-          updatedAt: book.updatedAt,
-        },
-        book.id,
-      )
-    : undefined;
-  const rows = await listBooksWithActivation(db, { userUuid, orderBy, ...limitOffset(paging) });
-  const total = paging ? await countBooks(db) : rows.length;
-  const items = rows.map((row) =>
-    toBookWithVersionAndActivation(row.book, row.newestVersion, row.activation),
+  return respondWithList(
+    c,
+    BookWithVersionAndActivationList,
+    c.req.valid("query"),
+    (window) => reader.listBooksWithVersionAndActivation(db, userUuid, window),
+    toBookWithVersionAndActivation,
   );
-  return respondList(c, {
-    rel: "booksWithVersionAndActivation",
-    items,
-    total,
-    paging,
-    links: bookWithVersionAndActivationLinks,
-  }) as never;
 };
 
 export const getBookWithVersionAndActivation: AppRouteHandler<
   typeof routes.getBookWithVersionAndActivation
 > = async (c) => {
-  const { db } = c.get("deps");
-  const { id } = c.req.valid("param");
-  const row = await findBookWithActivation(db, c.get("principal").userUuid, id);
-  if (!row) throw notFound(`Book ${id}`);
-  const item = toBookWithVersionAndActivation(row.book, row.newestVersion, row.activation);
-  return respondResource(c, item, (base) => bookWithVersionAndActivationLinks(item, base)) as never;
+  const row = await reader.getBookWithVersionAndActivation(
+    c.get("deps").db,
+    c.get("principal").userUuid,
+    c.req.valid("param").id,
+  );
+  return respondResource(c, BookWithVersionAndActivationResource, toBookWithVersionAndActivation(row));
 };
 
-export const listActivationsOfBook: AppRouteHandler<typeof routes.listActivationsOfBook> = async (c) => {
-  const { id: bookId } = c.req.valid("param");
-  await getBook(c.get("deps").db, bookId);
-  return (await respondActivations(c, c.req.valid("query"), { bookId })) as never;
+export const listActivationsOfBook: AppRouteHandler<typeof routes.listActivationsOfBook> = (c) => {
+  const { db } = c.get("deps");
+  const { id } = c.req.valid("param");
+  return respondWithList(
+    c,
+    ActivationList,
+    c.req.valid("query"),
+    (window) => activations.listActivationsOfBook(db, id, window),
+    toActivation,
+  );
 };
 
 export const countActivationsOfBook: AppRouteHandler<typeof routes.countActivationsOfBook> = async (c) => {
-  const { db } = c.get("deps");
-  const { id: bookId } = c.req.valid("param");
-  await getBook(db, bookId);
-  return countText(c, await countActivations(db, { bookId })) as never;
+  return respondCount(c, await activations.countActivationsOfBook(c.get("deps").db, c.req.valid("param").id));
 };

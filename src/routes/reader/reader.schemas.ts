@@ -1,9 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import type { Links } from "../../lib/hal";
+import { halList, halResource } from "../../lib/hal";
 import { orNull, Timestamp } from "../../lib/openapi";
-import type { ActivationRow } from "../../repositories/activations";
-import type { BookVersionRow } from "../../repositories/book-versions";
-import type { BookRow } from "../../repositories/books";
+import type { BookWithActivationRow, HeldBookRow } from "../../repositories/activations";
 import { Activation, toActivation } from "../activations/activations.schemas";
 import { BookVersion, toBookVersion } from "../book-versions/book-versions.schemas";
 import { Book, toBook } from "../books/books.schemas";
@@ -25,52 +23,46 @@ export const BookWithVersionAndActivation = z
   })
   .openapi("BookWithVersionAndActivation");
 
-export function toMyBook(
-  activation: ActivationRow,
-  book: BookRow,
-  newest: BookVersionRow | null | undefined,
-): z.infer<typeof MyBook> {
+export function toMyBook(row: HeldBookRow): z.infer<typeof MyBook> {
   return {
-    activationId: activation.id,
-    activatedAt: activation.createdAt.toISOString(),
-    book: toBook(book),
-    newestVersion: newest ? toBookVersion(newest) : null,
+    activationId: row.activation.id,
+    activatedAt: row.activation.createdAt.toISOString(),
+    book: toBook(row.book),
+    newestVersion: row.newestVersion ? toBookVersion(row.newestVersion) : null,
   };
 }
 
 export function toBookWithVersionAndActivation(
-  book: BookRow,
-  newest: BookVersionRow | null | undefined,
-  activation: ActivationRow | null,
+  row: BookWithActivationRow,
 ): z.infer<typeof BookWithVersionAndActivation> {
   return {
-    book: toBook(book),
-    newestVersion: newest ? toBookVersion(newest) : null,
-    activation: activation ? toActivation(activation) : null,
+    book: toBook(row.book),
+    newestVersion: row.newestVersion ? toBookVersion(row.newestVersion) : null,
+    activation: row.activation ? toActivation(row.activation) : null,
   };
 }
 
-export function myBookLinks(item: { activationId: number; book: { id: number } }, base: string): Links {
-  const book = `${base}/book/${item.book.id}`;
-  return {
-    self: { href: `${base}/activation/${item.activationId}` },
-    book: { href: book },
-    newestBookVersion: { href: `${book}/newest-book-version` },
-  };
-}
+// A shelf entry is the activation that put the book there: `self` is that activation.
+export const MyBookResource = halResource("MyBook", MyBook, {
+  self: (item) => `/activation/${item.activationId}`,
+  book: (item) => `/book/${item.book.id}`,
+  newestBookVersion: (item) => `/book/${item.book.id}/newest-book-version`,
+});
 
-export function bookWithVersionAndActivationLinks(
-  item: { book: { id: number }; activation: { id: number } | null },
-  base: string,
-): Links {
-  const book = `${base}/book/${item.book.id}`;
-  return {
-    self: { href: `${book}/with-version-and-activation` },
-    book: { href: book },
-    newestBookVersion: { href: `${book}/newest-book-version` },
-    ...(item.activation ? { activation: { href: `${base}/activation/${item.activation.id}` } } : {}),
-  };
-}
+export const MyBookList = halList("myBooks", MyBookResource);
 
-export const myBookSortFields = ["activatedAt", "title"] as const;
-export const activationsOfBookSortFields = ["id", "createdAt"] as const;
+export const BookWithVersionAndActivationResource = halResource(
+  "BookWithVersionAndActivation",
+  BookWithVersionAndActivation,
+  {
+    self: (item) => `/book/${item.book.id}/with-version-and-activation`,
+    book: (item) => `/book/${item.book.id}`,
+    newestBookVersion: (item) => `/book/${item.book.id}/newest-book-version`,
+    activation: { optional: (item) => (item.activation ? `/activation/${item.activation.id}` : null) },
+  },
+);
+
+export const BookWithVersionAndActivationList = halList(
+  "booksWithVersionAndActivation",
+  BookWithVersionAndActivationResource,
+);

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { defineRoute } from "../../auth/access";
+import { defineRoute } from "../../lib/define-route";
 import { jsonContent } from "../../lib/openapi";
 
 export const Health = z

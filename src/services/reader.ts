@@ -1,0 +1,44 @@
+// The reader's views: each is one query however many books there are (the joins are in
+// repositories/activations.ts), plus a count only when a page was asked for.
+import type { Database } from "#db";
+import { notFound } from "../lib/problems";
+import type { ListWindow, Page } from "../lib/sort-and-page";
+import * as activations from "../repositories/activations";
+import { type BookSortField, countBooks } from "../repositories/books";
+import { pageOf } from "./page";
+
+/** The books `userUuid` holds, with their newest versions. */
+export function listMyBooks(
+  db: Database,
+  userUuid: string,
+  window: ListWindow<activations.MyBookSortField>,
+): Promise<Page<activations.HeldBookRow>> {
+  return pageOf(
+    window,
+    () => activations.listHeldBooks(db, userUuid, window),
+    () => activations.countActivations(db, { userUuid }),
+  );
+}
+
+/** Every book with its newest version and `userUuid`'s activation of it (or null). */
+export function listBooksWithVersionAndActivation(
+  db: Database,
+  userUuid: string,
+  window: ListWindow<BookSortField>,
+): Promise<Page<activations.BookWithActivationRow>> {
+  return pageOf(
+    window,
+    () => activations.listBooksWithActivation(db, userUuid, window),
+    () => countBooks(db),
+  );
+}
+
+export async function getBookWithVersionAndActivation(
+  db: Database,
+  userUuid: string,
+  bookId: number,
+): Promise<activations.BookWithActivationRow> {
+  const row = await activations.findBookWithActivation(db, userUuid, bookId);
+  if (!row) throw notFound(`Book ${bookId}`);
+  return row;
+}

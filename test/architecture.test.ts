@@ -1,0 +1,146 @@
+// The layering DESIGN.md promises, read from the imports of src/: requests flow
+// handlers → services → repositories → db, lib never reaches up, and no module imports itself
+// back through others. A new upward import or cycle fails here with the files that make it.
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const srcDir = resolve(import.meta.dir, "..", "src");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") ? [relative(srcDir, path)] : [];
+  });
+}
+
+const files = sourceFiles(srcDir);
+const known = new Set(files);
+
+// `import … from "x"`, `import type … from "x"`, `export … from "x"` and bare `import "x"`.
+const IMPORT = /^\s*(?:import|export)\s(?:[^"';]*?\sfrom\s)?["']([^"']+)["']/gm;
+
+/** The project files `file` imports (type-only imports too: a type cycle is a design cycle). */
+function importsOf(file: string): { target: string; specifier: string }[] {
+  const text = readFileSync(join(srcDir, file), "utf8");
+  const found: { target: string; specifier: string }[] = [];
+  for (const match of text.matchAll(IMPORT)) {
+    const specifier = match[1] ?? "";
+    if (specifier === "#db") {
+      found.push({ target: "db/schema/sqlite.ts", specifier });
+      continue;
+    }
+    if (!specifier.startsWith(".")) {
+      found.push({ target: specifier, specifier });
+      continue;
+    }
+    const base = relative(srcDir, resolve(srcDir, dirname(file), specifier));
+    const target = [`${base}.ts`, join(base, "index.ts"), base].find((candidate) => known.has(candidate));
+    if (target) found.push({ target, specifier });
+  }
+  return found;
+}
+
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+interface Rule {
+  /** Files the rule is about. */
+  from: RegExp;
+  /** What they must not import: project paths (relative to src/) or package names. */
+  forbidden: RegExp;
+  why: string;
+}
+
+const HTTP_LAYER =
+  /^(routes\/|app\.ts$|index\.ts$|auth\/(access|authenticate)\.ts$|lib\/(define-route|respond|route-shapes|create-router|types)\.ts$)/;
+
+const rules: Rule[] = [
+  {
+    from: /^routes\/.*\.handlers\.ts$/,
+    forbidden: /^repositories\//,
+    why: "handlers reach data only through services",
+  },
+  {
+    from: /^routes\/[^/]+\/.*\.handlers\.ts$/,
+    forbidden: /^routes\/[^/]+\/.*\.handlers\.ts$/,
+    why: "a handler does not import another resource's handler; share through services or lib",
+  },
+  {
+    from: /^services\//,
+    forbidden: new RegExp(`${HTTP_LAYER.source}|^hono($|/)|^@hono/`),
+    why: "services take plain inputs and return rows or domain errors: no HTTP, no route layer",
+  },
+  {
+    from: /^repositories\//,
+    forbidden: new RegExp(`${HTTP_LAYER.source}|^services\\/|^hono($|/)|^@hono/`),
+    why: "repositories sit below the services",
+  },
+  {
+    from: /^db\//,
+    forbidden: new RegExp(`${HTTP_LAYER.source}|^services\\/|^repositories\\/`),
+    why: "the database layer sits below the repositories",
+  },
+  {
+    from: /^lib\//,
+    forbidden: /^(services|repositories|routes)\/|^app\.ts$|^index\.ts$/,
+    why: "lib is shared by every layer and reaches up to none",
+  },
+  {
+    from: /^(storage|store|jobs)\//,
+    forbidden: new RegExp(`${HTTP_LAYER.source}`),
+    why: "storage, the user store and the jobs know nothing of HTTP routes",
+  },
+];
+
+describe("layering", () => {
+  for (const rule of rules) {
+    test(`${rule.from.source}: ${rule.why}`, () => {
+      const violations: string[] = [];
+      for (const [file, imports] of graph) {
+        if (!rule.from.test(file)) continue;
+        for (const { target } of imports) {
+          if (target !== file && rule.forbidden.test(target)) violations.push(`${file} → ${target}`);
+        }
+      }
+      expect(violations).toEqual([]);
+    });
+  }
+
+  test("services hold no SQL: queries live in repositories", () => {
+    const withSql = files.filter(
+      (file) => file.startsWith("services/") && /\.orm\b/.test(readFileSync(join(srcDir, file), "utf8")),
+    );
+    expect(withSql).toEqual([]);
+  });
+});
+
+describe("no import cycles", () => {
+  test("the import graph of src/ has no cycle", () => {
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const stack: string[] = [];
+    const visit = (file: string) => {
+      state.set(file, "open");
+      stack.push(file);
+      for (const { target } of graph.get(file) ?? []) {
+        if (!known.has(target)) continue;
+        if (state.get(target) === "open") {
+          cycles.push([...stack.slice(stack.indexOf(target)), target].join(" → "));
+        } else if (!state.has(target)) {
+          visit(target);
+        }
+      }
+      stack.pop();
+      state.set(file, "done");
+    };
+    for (const file of files) if (!state.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+
+  test("the reader of imports sees them (guards the test itself)", () => {
+    const app = graph.get("app.ts")?.map(({ target }) => target) ?? [];
+    expect(app).toContain("routes/index.ts");
+    expect(app).toContain("hono/cors");
+  });
+});
