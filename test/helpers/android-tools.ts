@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { inspectZip, readZipEntry } from "../../src/storage/file-types";
 import { makeZip } from "./zip";
 
-export const FIXTURES = new URL("../../../shared/fixtures/apk/", import.meta.url).pathname;
+/** The seven AOSP APKs and what aapt and apksigner report for them (test/fixtures/apk). */
+export const FIXTURES = new URL("../fixtures/apk/", import.meta.url).pathname;
 
 export interface ExpectedApk {
   file: string;

@@ -5,8 +5,9 @@ import { join } from "node:path";
 import QRCode from "qrcode";
 import { AppError } from "../../src/lib/problems";
 import { inspectApk, inspectPng, inspectZip, readZipEntry } from "../../src/storage/file-types";
+import { FIXTURES } from "../helpers/android-tools";
 
-const APK_DIR = "/work/shared/fixtures/apk";
+const APK_DIR = FIXTURES;
 const apks = readdirSync(APK_DIR).filter((name) => name.endsWith(".apk"));
 
 let dir: string;
