@@ -13,8 +13,8 @@ const inCi = Boolean(process.env.CI);
 export function requires(available: boolean, reason: string): boolean {
   if (available) return true;
   if (inCi) {
-    test(`CI has it: ${reason}`, () => {
-      throw new Error(`${reason}, and CI runs every test: install it`);
+    test(`requires: ${reason}`, () => {
+      throw new Error(`${reason}: CI is set, so every test must run`);
     });
   } else {
     console.log(`skip: ${reason}`);
