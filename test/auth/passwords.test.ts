@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashPassword, verifyAgainstDummy, verifyPassword, wordpressSlash } from "../../src/auth/passwords";
+import { wordpressFixtures as fixtures } from "../helpers/wordpress";
 
 interface PasswordVector {
   id: string;
@@ -13,9 +14,6 @@ interface PasswordVector {
   note: string;
 }
 
-// The shared fixtures sit beside the project folder; the project root is two levels above this file.
-const projectRoot = join(import.meta.dir, "..", "..");
-const fixtures = join(projectRoot, "..", "shared", "fixtures", "wordpress");
 const vectors = (
   JSON.parse(readFileSync(join(fixtures, "password-vectors.json"), "utf8")) as {
     vectors: PasswordVector[];

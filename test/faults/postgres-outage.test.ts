@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { grantAdminWithCli } from "../helpers/admin-cli";
-import { type PostgresInstance, startPostgres } from "../helpers/postgres-instance";
+import { type PostgresInstance, requirePostgresServer, startPostgres } from "../helpers/postgres-instance";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 const ADMIN = "outage-admin@example.com";
@@ -31,7 +31,7 @@ async function call(method: string, path: string, json?: unknown): Promise<Respo
   });
 }
 
-describe("Postgres outage", () => {
+describe.if(requirePostgresServer())("Postgres outage", () => {
   beforeAll(async () => {
     pg = await startPostgres();
     dataDir = mkdtempSync(join(tmpdir(), "bookdist-faults-"));

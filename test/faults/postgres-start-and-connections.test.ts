@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { migratePostgres } from "../../src/db/migration-lock";
-import { type PostgresInstance, startPostgres } from "../helpers/postgres-instance";
+import { type PostgresInstance, requirePostgresServer, startPostgres } from "../helpers/postgres-instance";
 import { projectRoot, type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 let pg: PostgresInstance;
@@ -64,7 +64,7 @@ async function stopAll(): Promise<void> {
   }
 }
 
-describe("Postgres: start-up and connections", () => {
+describe.if(requirePostgresServer())("Postgres: start-up and connections", () => {
   beforeAll(async () => {
     pg = await startPostgres();
     admin = new SQL(pg.url);

@@ -9,7 +9,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { grantAdminWithCli } from "../helpers/admin-cli";
-import { type PostgresInstance, startPostgres } from "../helpers/postgres-instance";
+import { type PostgresInstance, requirePostgresServer, startPostgres } from "../helpers/postgres-instance";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 import { makeZip } from "../helpers/zip";
 
@@ -53,7 +53,7 @@ async function killServer(): Promise<void> {
   server = undefined;
 }
 
-describe("signals mid-transfer", () => {
+describe.if(requirePostgresServer())("signals mid-transfer", () => {
   beforeAll(async () => {
     pg = await startPostgres();
     dataDir = mkdtempSync(join(tmpdir(), "bookdist-signals-"));

@@ -1,14 +1,16 @@
 // Real APK variants for tests, and Debian's Android tools as the oracle for what they contain.
 // A variant is a fixture with its manifest patched (versionCode, package) and its signatures
 // stripped, re-zipped, and — unless it should stay unsigned — signed by `apksigner` with a
-// throw-away `keytool` key. Missing tools fail loudly, naming the Debian package to install.
+// throw-away `keytool` key. Tests ask `requireAndroidTools` first: missing tools skip them.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspectZip, readZipEntry } from "../../src/storage/file-types";
+import { requireTool } from "./requires";
 import { makeZip } from "./zip";
 
-export const FIXTURES = new URL("../../../shared/fixtures/apk/", import.meta.url).pathname;
+/** The seven AOSP APKs and what aapt and apksigner report for them (test/fixtures/apk). */
+export const FIXTURES = new URL("../fixtures/apk/", import.meta.url).pathname;
 
 export interface ExpectedApk {
   file: string;
@@ -27,24 +29,21 @@ export const expectedApks: ExpectedApk[] = JSON.parse(
 
 export const fixtureBytes = (file: string) => new Uint8Array(readFileSync(join(FIXTURES, file)));
 
-const debianPackages: Record<string, string> = {
+const debianPackages = {
   aapt: "aapt",
   apksigner: "apksigner",
-  keytool: "default-jre-headless (or openjdk-17-jre-headless)",
+  keytool: "default-jre-headless",
 };
 
-export function requireTool(name: keyof typeof debianPackages): string {
-  const path = Bun.which(name);
-  if (!path) {
-    throw new Error(
-      `${name} is not installed: apt-get install ${debianPackages[name]} (Debian) to run this test`,
-    );
-  }
-  return path;
+type AndroidTool = keyof typeof debianPackages;
+
+/** Whether the tests needing these tools run (see requires.ts); each missing one is named. */
+export function requireAndroidTools(...tools: AndroidTool[]): boolean {
+  return tools.map((tool) => requireTool(tool, debianPackages[tool])).every(Boolean);
 }
 
-function run(tool: keyof typeof debianPackages, args: string[]): { stdout: string; ok: boolean } {
-  const result = Bun.spawnSync([requireTool(tool), ...args], { stdout: "pipe", stderr: "pipe" });
+function run(tool: AndroidTool, args: string[]): { stdout: string; ok: boolean } {
+  const result = Bun.spawnSync([tool, ...args], { stdout: "pipe", stderr: "pipe" });
   const stdout = result.stdout.toString();
   return { stdout: stdout + result.stderr.toString(), ok: result.exitCode === 0 };
 }

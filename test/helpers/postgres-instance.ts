@@ -4,6 +4,7 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { requires, requireTool } from "./requires";
 
 export interface PostgresInstance {
   /** postgres://postgres@127.0.0.1:<port>/postgres */
@@ -14,6 +15,8 @@ export interface PostgresInstance {
   stop(mode?: "fast" | "immediate"): Promise<void>;
   destroy(): Promise<void>;
 }
+
+const asRoot = process.getuid?.() === 0;
 
 /** The folder with initdb and pg_ctl, or null when PostgreSQL's server binaries are not installed. */
 export function postgresBinDir(): string | null {
@@ -31,14 +34,27 @@ export function postgresBinDir(): string | null {
   return initdb ? join(initdb, "..") : null;
 }
 
+/**
+ * Whether tests that start their own server run (see requires.ts): PostgreSQL's server binaries,
+ * and as root runuser and chown, which hand the server its folder and run it as `postgres`.
+ */
+export function requirePostgresServer(): boolean {
+  return [
+    requires(
+      postgresBinDir() !== null,
+      "PostgreSQL server binaries (initdb, pg_ctl) not found (Debian package postgresql)",
+    ),
+    !asRoot || requireTool("runuser", "util-linux"),
+    !asRoot || requireTool("chown", "coreutils"),
+  ].every(Boolean);
+}
+
 function freePort(): number {
   const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
   const port = probe.port!;
   probe.stop(true);
   return port;
 }
-
-const asRoot = process.getuid?.() === 0;
 
 async function run(command: string[]): Promise<void> {
   const full = asRoot ? ["runuser", "-u", "postgres", "--", ...command] : command;

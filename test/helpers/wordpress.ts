@@ -1,11 +1,11 @@
 // A fresh MySQL/MariaDB database per test file, loaded with the real WordPress tables and the
-// three fixture users of ../shared/fixtures/wordpress/schema.sql, dropped afterwards.
+// three fixture users of test/fixtures/wordpress/schema.sql, dropped afterwards.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import mysql, { type Connection } from "mysql2/promise";
 
-/** The shared folder sits beside the project folder. */
-export const wordpressFixtures = join(import.meta.dir, "..", "..", "..", "shared", "fixtures", "wordpress");
+/** The WordPress schema, three-user fixture and password vectors (test/fixtures/wordpress). */
+export const wordpressFixtures = join(import.meta.dir, "..", "fixtures", "wordpress");
 
 /** Set to run the WordPress store suites, e.g. mysql://root@127.0.0.1:3306 */
 export const storeServerUrl = process.env.TEST_STORE_DATABASE_URL;

@@ -3,14 +3,21 @@
 // (GET /apk/active + conditional downloads) gives a device everything it needs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ActiveApks, Apk } from "../../src/routes/apks/apks.schemas";
-import { ApkWorkshop, aaptBadging, apksignerSigner, type KeyStore } from "../helpers/android-tools";
+import {
+  ApkWorkshop,
+  aaptBadging,
+  apksignerSigner,
+  type KeyStore,
+  requireAndroidTools,
+} from "../helpers/android-tools";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 import { makeZip, multipartFile } from "../helpers/zip";
 
 const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 const OTHER_PACKAGE = "org.example.bookdist.tinyapp.v2";
+const hasAndroidTools = requireAndroidTools("aapt", "apksigner", "keytool");
 
-describe("APK metadata and update checks", () => {
+describe.if(hasAndroidTools)("APK metadata and update checks", () => {
   let t: TestApp;
   let admin: { token: string };
   let reader: { token: string };
@@ -319,7 +326,7 @@ describe("APK metadata and update checks", () => {
   });
 });
 
-describe("moving an active APK to another kind", () => {
+describe.if(hasAndroidTools)("moving an active APK to another kind", () => {
   let t: TestApp;
   let admin: { token: string };
   let workshop: ApkWorkshop;

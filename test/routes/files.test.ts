@@ -5,7 +5,7 @@ import QRCode from "qrcode";
 import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
 import { Book } from "../../src/routes/books/books.schemas";
-import { ApkWorkshop, type KeyStore } from "../helpers/android-tools";
+import { ApkWorkshop, type KeyStore, requireAndroidTools } from "../helpers/android-tools";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 import { makeZip, multipartFile } from "../helpers/zip";
 
@@ -380,7 +380,8 @@ describe("uploads that fail half-way", () => {
   });
 });
 
-describe("APKs", () => {
+// The APK tests upload real signed builds; the covers and book versions need no outside tool.
+describe.if(requireAndroidTools("apksigner", "keytool"))("APKs", () => {
   let t: TestApp;
   let admin: { token: string };
   // Real APKs whose versionCode matches their record's, signed by one throw-away key.

@@ -47,7 +47,7 @@ describe("uploads and deletes answer HAL when asked for it", () => {
   });
 
   test("APK: file upload and delete", async () => {
-    // tinyapp-v2-rsa2048.apk says versionCode 10 (../shared/fixtures/apk/expected.json).
+    // tinyapp-v2-rsa2048.apk says versionCode 10 (test/fixtures/apk/expected.json).
     const apk = readFileSync(join(FIXTURES, "tinyapp-v2-rsa2048.apk"));
     const id = await create("/apk", { kind: "launcher", versionCode: 10, versionName: "1.0" });
     await expectHal(

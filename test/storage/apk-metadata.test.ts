@@ -18,9 +18,12 @@ import {
   expectedApks,
   FIXTURES,
   type KeyStore,
-  requireTool,
+  requireAndroidTools,
 } from "../helpers/android-tools";
 import { makeZip } from "../helpers/zip";
+
+// The fixtures are checked against what the tools reported; the variants need the tools themselves.
+const hasAndroidTools = requireAndroidTools("aapt", "apksigner", "keytool");
 
 const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 
@@ -80,11 +83,10 @@ describe("the AOSP fixtures read as aapt and apksigner reported them", () => {
   });
 });
 
-describe("variants signed here agree with aapt and apksigner", () => {
+describe.if(hasAndroidTools)("variants signed here agree with aapt and apksigner", () => {
   let workshop: ApkWorkshop;
   let keys: Record<"rsa" | "rsa2" | "ec" | "dsa", KeyStore>;
   beforeAll(() => {
-    for (const tool of ["aapt", "apksigner", "keytool"] as const) requireTool(tool);
     workshop = new ApkWorkshop();
     keys = {
       rsa: workshop.key("RSA"),

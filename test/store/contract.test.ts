@@ -22,8 +22,6 @@ import {
   wordpressFixtures,
 } from "../helpers/wordpress";
 
-// The shared folder sits beside the project folder; the project root is two levels above this file.
-
 const NOW = "2026-11-21T10:00:00.000Z";
 const NOW_WORDPRESS = "2026-11-21 10:00:00";
 const PASSWORD = 'it\'s a "quoted" passphrase';
