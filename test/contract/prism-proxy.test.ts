@@ -111,7 +111,7 @@ beforeAll(async () => {
   ]);
   prism = { plain, hal };
   await runScenario();
-}, 60_000);
+}, 120_000); // ~10 s on an idle machine: two Prisms start (~3 s), ~200 requests
 
 afterAll(async () => {
   await prism?.plain.stop();
