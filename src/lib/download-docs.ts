@@ -55,7 +55,11 @@ export function downloadResponses(contentType: string, description: string) {
     },
     304: {
       description: "Not modified: the If-None-Match ETag still matches",
-      headers: { ETag: downloadHeaders.ETag },
+      headers: {
+        ETag: downloadHeaders.ETag,
+        "Last-Modified": downloadHeaders["Last-Modified"],
+        "Cache-Control": downloadHeaders["Cache-Control"],
+      },
     },
   };
 }

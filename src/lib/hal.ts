@@ -75,8 +75,10 @@ export function halResource<S extends z.ZodObject, const B extends Record<string
       ];
     }),
   );
-  const hal = schema
-    .extend({ ...nestedShape, _links: z.object(linkShape) })
+  // A new object from the shape, not `schema.extend(…)`: an extended registered schema becomes
+  // `allOf` in the document, where an embedded field could not replace its plain form.
+  const hal = z
+    .object({ ...schema.shape, ...nestedShape, _links: z.object(linkShape) })
     .openapi(`Hal${name}`, { description: `${name} with HAL \`_links\`` });
   const toHal = (item: z.output<S>, base: string) => {
     const body: Record<string, unknown> = { ...item };
