@@ -6,7 +6,7 @@ import { handleError } from "./lib/error-handler";
 import { methodNotAllowed } from "./lib/method-not-allowed";
 import { AppError, problemResponse } from "./lib/problems";
 import { requestFrame } from "./lib/request-frame";
-import { requestTargetOf } from "./lib/request-target";
+import { absoluteUrlOf, requestTargetOf } from "./lib/request-target";
 import type { AppBindings } from "./lib/types";
 import { routers } from "./routes";
 import { registerApiDocs } from "./routes/docs";
@@ -45,7 +45,7 @@ export function createApp(deps: Deps) {
  */
 function routingPathOf(request: Request): string {
   return request.url.startsWith("/")
-    ? getPath({ url: `http://host${request.url}` } as Request)
+    ? getPath({ url: absoluteUrlOf(request.url) } as Request)
     : getPath(request);
 }
 

@@ -53,7 +53,7 @@ interface Rule {
 }
 
 const HTTP_LAYER =
-  /^(routes\/|app\.ts$|index\.ts$|auth\/(access|authenticate)\.ts$|lib\/(define-route|respond|route-shapes|create-router|types)\.ts$)/;
+  /^(routes\/|app\.ts$|index\.ts$|auth\/(access|authenticate)\.ts$|lib\/(define-route|respond|route-shapes|handler-shapes|create-router|types)\.ts$)/;
 
 const rules: Rule[] = [
   {

@@ -1,5 +1,6 @@
 // ORDER BY for the list endpoints' `sort` (API.md §1). Each repository names its sortable fields
-// once, with their columns; the route's `sort` parameter is generated from the same names.
+// once: columns of its table, by their names in the schema (or, for a join, names mapped to
+// columns); the route's `sort` parameter is generated from the same names.
 import { type AnyColumn, asc, desc, type SQL } from "drizzle-orm";
 import type { ListWindow } from "../lib/sort-and-page";
 

@@ -6,6 +6,8 @@
 import type { Server } from "bun";
 import type { MiddlewareHandler } from "hono";
 import { readBounded } from "./bounded-body";
+import { keepPeerAddress } from "./client-address";
+import { absoluteUrlOf } from "./request-target";
 import type { AppBindings } from "./types";
 
 /** Headers, keep-alive, and a JSON body that stops arriving. */
@@ -37,8 +39,17 @@ export function receivePromptBody(maxBytes: number, emptyAsObject = false): Midd
     server?.timeout(request, SHORT_IDLE_SECONDS);
     const text = await readBounded(request, maxBytes);
     server?.timeout(request, LONG_IDLE_SECONDS);
-    const body = emptyAsObject && text.trim() === "" ? "{}" : text;
-    c.req.raw = new Request(request, { body });
+    // An empty JSON body that may be left out reads as `{}`; without a Content-Type the library
+    // already takes no body as `{}`. Bytes, not a string: a string body would give a request
+    // without a type a text/plain one.
+    const content = emptyAsObject && text.trim() === "" && request.headers.has("content-type") ? "{}" : text;
+    keepPeerAddress(c);
+    c.req.raw = new Request(absoluteUrlOf(request.url), {
+      method: request.method,
+      headers: request.headers,
+      body: content === "" ? null : new TextEncoder().encode(content),
+      signal: request.signal,
+    });
     await next();
   };
 }

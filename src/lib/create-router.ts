@@ -1,9 +1,9 @@
 // The one place an OpenAPIHono is made: every router gets the validation hook, so no route
 // falls back to the library's own error body.
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { AppError, type FieldError } from "./problems";
-import type { AppBindings } from "./types";
+import type { AppBindings, AppRouteHandler } from "./types";
 
 export function createRouter(): OpenAPIHono<AppBindings> {
   return new OpenAPIHono<AppBindings>({
@@ -29,4 +29,48 @@ export function validationError(target: string, error: ZodError): AppError {
   return new AppError("VALIDATION_FAILED", `Invalid ${target === "json" ? "body" : target}: ${detail}`, {
     errors,
   });
+}
+
+/** A route module's routes, and its handler module with one handler typed by each route. */
+type HandlersOf<R extends Record<string, RouteConfig>> = { [K in keyof R]: AppRouteHandler<R[K]> };
+
+/**
+ * A resource's router: every route of its routes module with the handler of the same name (the
+ * compiler holds that there is one, typed by its route), registered most specific path first so
+ * that fixed segments (`/book/count`) win over parameters (`/book/{id}`), whatever the order in
+ * which the modules list them.
+ */
+export function createResourceRouter<R extends Record<string, RouteConfig>>(
+  routes: R,
+  handlers: HandlersOf<R>,
+): OpenAPIHono<AppBindings> {
+  const router = createRouter();
+  // Object.keys is typed string[]; these are exactly the keys of `routes`.
+  const names = Object.keys(routes) as (keyof R & string)[];
+  const pathOf = (name: keyof R & string) => routes[name]?.path ?? "";
+  for (const name of names.sort((a, b) => bySpecificity(pathOf(a), pathOf(b)))) {
+    register(router, routes[name], handlers[name]);
+  }
+  return router;
+}
+
+/** One route with its handler; the mapped type above already matched them by name. */
+function register<R extends RouteConfig>(
+  router: OpenAPIHono<AppBindings>,
+  route: R,
+  handler: AppRouteHandler<R>,
+): void {
+  router.openapi(route, handler);
+}
+
+/** Negative when path `a` has a literal segment where `b` has a parameter, first place they differ. */
+function bySpecificity(a: string, b: string): number {
+  const left = a.split("/");
+  const right = b.split("/");
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const leftParam = left[i]!.startsWith("{");
+    const rightParam = right[i]!.startsWith("{");
+    if (leftParam !== rightParam) return leftParam ? 1 : -1;
+  }
+  return 0;
 }

@@ -1,5 +1,6 @@
 // OpenAPI pieces shared by every file download and upload route.
 import { z } from "@hono/zod-openapi";
+import { Timestamp } from "./openapi";
 
 export const RangeHeaders = z.object({
   range: z
@@ -66,5 +67,49 @@ export function downloadResponses(contentType: string, description: string) {
 
 export const downloadErrors = ["NOT_FOUND", "RANGE_NOT_SATISFIABLE"] as const;
 
-/** An upload's record may be gone; its file may be too large or not what the route takes. */
-export const uploadErrors = ["NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const;
+/** An upload's file may be too large or not what the route takes (its record gone: NOT_FOUND). */
+export const uploadErrors = ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const;
+
+/** Example values of an uploaded file's record. */
+interface UploadedFileExample {
+  size: number;
+  sha256: string;
+  filename: string;
+}
+
+/** The record of a resource's uploaded file (a version's archive, an APK's file), named `name`. */
+export function uploadedFileSchema(name: string, example: UploadedFileExample) {
+  return z
+    .object({
+      size: z.number().int().openapi({ example: example.size }),
+      sha256: z.string().openapi({ example: example.sha256 }),
+      filename: z.string().nullable().openapi({ example: example.filename }),
+      uploadedAt: Timestamp,
+    })
+    .openapi(name);
+}
+
+/** A row's columns of an uploaded file: `<prefix>Sha256`, `<prefix>Size`, … */
+type HashAndName<Prefix extends string> = Record<`${Prefix}Sha256` | `${Prefix}Filename`, string | null>;
+type Size<Prefix extends string> = Record<`${Prefix}Size`, number | null>;
+type UploadedAt<Prefix extends string> = Record<`${Prefix}UploadedAt`, Date | null>;
+
+/** The file record of a row's `prefix` columns (uploadedFileSchema's shape); null before an upload. */
+export function uploadedFileOf<Prefix extends string>(
+  row: HashAndName<Prefix> & Size<Prefix> & UploadedAt<Prefix>,
+  prefix: Prefix,
+) {
+  // TypeScript looks a generic key up in one record at a time, so the row is read through each.
+  const hashAndName: HashAndName<Prefix> = row;
+  const size: Size<Prefix> = row;
+  const uploadedAt: UploadedAt<Prefix> = row;
+  const sha256 = hashAndName[`${prefix}Sha256`];
+  const time = uploadedAt[`${prefix}UploadedAt`];
+  if (!sha256 || !time) return null;
+  return {
+    size: size[`${prefix}Size`] ?? 0,
+    sha256,
+    filename: hashAndName[`${prefix}Filename`],
+    uploadedAt: time.toISOString(),
+  };
+}

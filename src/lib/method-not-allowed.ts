@@ -59,7 +59,8 @@ class ShapeIndex {
         .split("/")
         .slice(1)
         .map((segment) => (segment.startsWith(":") ? null : segment));
-      shapes.push({ segments, methods, allow: [...methods].join(", ") });
+      const allow = [...methods].sort((a, b) => methodOrder(a) - methodOrder(b)).join(", ");
+      shapes.push({ segments, methods, allow });
     }
     // A stable sort keeps registration order between equally specific shapes.
     shapes.sort((a, b) => (moreSpecific(a, b) ? -1 : moreSpecific(b, a) ? 1 : 0));
@@ -80,6 +81,14 @@ class ShapeIndex {
       firstMatch(this.buckets.get(bucketKey(length, null)), parts)
     );
   }
+}
+
+/** Allow lists methods in one fixed order, whatever order the routes were registered in. */
+const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+
+function methodOrder(method: string): number {
+  const index = METHOD_ORDER.indexOf(method);
+  return index < 0 ? METHOD_ORDER.length : index;
 }
 
 function firstMatch(bucket: RouteShape[] | undefined, parts: string[]): RouteShape | undefined {

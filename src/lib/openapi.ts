@@ -39,6 +39,14 @@ export const IdParam = z.object({
 
 export const Timestamp = z.iso.datetime().openapi({ example: "2026-11-21T10:04:05.123Z" });
 
+/** When a stored record was made and last changed, as every such resource answers them. */
+export const timestamps = { createdAt: Timestamp, updatedAt: Timestamp };
+
+/** A row's `timestamps`. */
+export function timestampsOf(row: { createdAt: Date; updatedAt: Date }) {
+  return { createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
+
 /**
  * A named (registered) schema, or null. `.nullable()` on a named schema makes the library register
  * the component itself as nullable, so every other use of it (e.g. the 201 of a create) becomes
@@ -213,3 +221,33 @@ export const optionalText = (max: number, base: z.ZodString = singleLine()) =>
     .max(max)
     .nullish()
     .transform((value) => (value ? value : null));
+
+/** Example values of a release's version fields (a book version, an APK). */
+interface VersionExample {
+  versionCode: number;
+  versionName: string;
+  releaseNotes: string;
+}
+
+/** A release's version fields as answered. */
+export function versionFields(example: VersionExample) {
+  return {
+    versionCode: z.number().int().openapi({ example: example.versionCode }),
+    versionName: z.string().openapi({ example: example.versionName }),
+    releaseNotes: z.string().nullable().openapi({ example: example.releaseNotes }),
+  };
+}
+
+/** The same fields as written; `codeDescription` says what the code is unique in ("Unique per book"). */
+export function versionInputFields(example: VersionExample, codeDescription: string) {
+  return {
+    versionCode: z
+      .number()
+      .int()
+      .min(1)
+      .max(2_147_483_647)
+      .openapi({ example: example.versionCode, description: codeDescription }),
+    versionName: trimmed(64, 1).openapi({ example: example.versionName }),
+    releaseNotes: optionalText(10000, multiLine()).openapi({ example: example.releaseNotes }),
+  };
+}

@@ -22,3 +22,12 @@ export function requestTargetOf(url: string): RequestTarget {
     search: question < 0 || question === withoutHash.length - 1 ? "" : withoutHash.slice(question),
   };
 }
+
+/**
+ * `url` with a scheme and authority: Bun gives a request without a Host header (HTTP/1.0, as
+ * load balancers probe) the path alone, which `new Request()` and hono's getPath refuse. The
+ * stand-in authority is never read (see above).
+ */
+export function absoluteUrlOf(url: string): string {
+  return url.startsWith("/") ? `http://host${url}` : url;
+}

@@ -79,12 +79,14 @@ export function respondResource<S extends z.ZodObject, H extends z.ZodObject>(
   return answerResource(c, resource, item, 200);
 }
 
-/** Answers a resource a request made (201); the handler sets its Location. */
+/** Answers a resource a request made (201), found at `location` from now on. */
 export function respondCreated<S extends z.ZodObject, H extends z.ZodObject>(
   c: Context<AppBindings>,
   resource: Resource<S, H>,
   item: z.output<S>,
+  location: string,
 ): ResourceResponse<S, H, 201> {
+  c.header("Location", location);
   return answerResource(c, resource, item, 201);
 }
 

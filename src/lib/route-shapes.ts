@@ -1,10 +1,12 @@
-// The shapes most operations share — a list, a count, one resource by id — as route definitions,
-// so each route module says only what differs (path, names, resource, sort fields, errors).
+// The shapes most operations share — a list, a count, one resource by id (read, replaced, changed,
+// deleted, its file uploaded), a new resource, a file download — as route definitions, so each
+// route module says only what differs (path, names, resource, sort fields, errors).
 import type { z } from "@hono/zod-openapi";
 import type { AccessLevel } from "../auth/access";
 import { defineRoute } from "./define-route";
+import { downloadErrors, downloadResponses, RangeHeaders, uploadErrors } from "./download-docs";
 import type { Resource, ResourceList } from "./hal";
-import { IdParam } from "./openapi";
+import { fileUploadBody, IdParam, jsonBody } from "./openapi";
 import type { ErrorCode } from "./problems";
 import { countContent, listContent, resourceContent } from "./respond";
 import { listQuery } from "./sort-and-page";
@@ -15,24 +17,31 @@ interface OperationNames<P extends string> {
   summary: string;
   description?: string;
   tags: string[];
-  /** Errors beyond those of the access level and the request (e.g. NOT_FOUND for a parent). */
+  /** Errors beyond those of the access level, the request and the shape (e.g. NOT_FOUND for a parent). */
   errors?: readonly ErrorCode[];
 }
 
-/** The request of a list or count: a parent's path parameters, when there is a parent. */
-type WithParams<Params extends z.ZodObject | undefined, Rest> = [Params] extends [undefined]
+/** The resource an operation answers with, and what its response says of it, e.g. "The book". */
+interface Answers<S extends z.ZodObject, H extends z.ZodObject> {
+  resource: Resource<S, H>;
+  returns: string;
+}
+
+/** A request with the part `Key` (a parent's `params`, an optional `query`) when it is given. */
+type WithPart<Key extends string, Part, Rest> = [Part] extends [undefined]
   ? Rest
-  : Rest & { params: Exclude<Params, undefined> };
+  : Rest & { [K in Key]: Exclude<Part, undefined> };
 
 /**
- * `rest` plus `params` when given. The conditional type above says the same as this branch;
- * TypeScript does not narrow a generic by a runtime check, so it is asserted here, once.
+ * `rest` plus `part` under `key` when given. The conditional type above says the same as this
+ * branch; TypeScript does not narrow a generic by a runtime check, so it is asserted here, once.
  */
-function withParams<Params extends z.ZodObject | undefined, Rest extends object>(
-  params: Params,
+function withPart<const Key extends string, Part, Rest extends object>(
+  key: Key,
+  part: Part,
   rest: Rest,
-): WithParams<Params, Rest> {
-  return (params ? { ...rest, params } : rest) as WithParams<Params, Rest>;
+): WithPart<Key, Part, Rest> {
+  return (part ? { ...rest, [key]: part } : rest) as WithPart<Key, Part, Rest>;
 }
 
 /** A GET of a sortable, pageable list; `params` for a list under a parent (`/book/{id}/…`). */
@@ -59,7 +68,7 @@ export function listRoute<
     ...names,
     method: "get",
     description: [description, `HAL rel \`${list.rel}\`.`].filter(Boolean).join(" "),
-    request: withParams(params, { query }),
+    request: withPart("params", params, { query }),
     responses: { 200: listContent(list, returns) },
   });
 }
@@ -74,24 +83,128 @@ export function countRoute<
   return defineRoute(level, {
     ...names,
     method: "get",
-    request: withParams(params, {}),
+    request: withPart("params", params, {}),
     responses: { 200: countContent },
   });
 }
 
+/**
+ * An operation on one resource by its `{id}` (404 when there is none), answering that resource
+ * with 200; `request` holds the parts beyond the id.
+ */
+function resourceByIdRoute<
+  const L extends AccessLevel,
+  const P extends string,
+  const M extends "get" | "put" | "post" | "delete",
+  const R extends object,
+  S extends z.ZodObject,
+  H extends z.ZodObject,
+>(level: L, method: M, request: R, spec: OperationNames<P> & Answers<S, H>) {
+  const { resource, returns, errors = [], ...names } = spec;
+  return defineRoute(level, {
+    ...names,
+    method,
+    request: { params: IdParam, ...request },
+    errors: ["NOT_FOUND", ...errors],
+    responses: { 200: resourceContent(resource, returns) },
+  });
+}
+
+/** A by-id route of `method` without a body: it reads or deletes the resource it answers with. */
+function bodilessRoute<const M extends "get" | "delete">(method: M) {
+  return <const L extends AccessLevel, const P extends string, S extends z.ZodObject, H extends z.ZodObject>(
+    level: L,
+    spec: OperationNames<P> & Answers<S, H>,
+  ) => resourceByIdRoute(level, method, {}, spec);
+}
+
 /** A GET of one resource by its `{id}`. */
-export function getRoute<
+export const getRoute = bodilessRoute("get");
+
+/** A DELETE of one resource by its `{id}`, answering the resource as it was. */
+export const deleteRoute = bodilessRoute("delete");
+
+/** A by-id route of `method` with the JSON body `input`; `query` when it takes one. */
+function jsonBodyRoute<const M extends "put" | "post">(method: M) {
+  return <
+    const L extends AccessLevel,
+    const P extends string,
+    S extends z.ZodObject,
+    H extends z.ZodObject,
+    I extends z.ZodType,
+    Query extends z.ZodObject | undefined = undefined,
+  >(
+    level: L,
+    spec: OperationNames<P> & Answers<S, H> & { input: I; query?: Query },
+  ) => {
+    const { input, query, ...rest } = spec;
+    return resourceByIdRoute(level, method, withPart("query", query, { body: jsonBody(input) }), rest);
+  };
+}
+
+/** A PUT of a resource's fields by its `{id}`. */
+export const replaceRoute = jsonBodyRoute("put");
+
+/** A POST to an action of one resource (`/…/{id}/en-disable`), answering the resource. */
+export const actionRoute = jsonBodyRoute("post");
+
+/**
+ * A multipart POST of a resource's file (part `file`, described by `file`), answering the
+ * resource with it; the handler streams and checks the body. `query` when it takes one.
+ */
+export function uploadRoute<
   const L extends AccessLevel,
   const P extends string,
   S extends z.ZodObject,
   H extends z.ZodObject,
->(level: L, spec: OperationNames<P> & { resource: Resource<S, H>; returns: string }) {
-  const { resource, returns, errors = [], ...names } = spec;
+  Query extends z.ZodObject | undefined = undefined,
+>(level: L, spec: OperationNames<P> & Answers<S, H> & { file: string; query?: Query }) {
+  const { file, query, errors = [], ...rest } = spec;
+  const request = withPart("query", query, { body: fileUploadBody(file) });
+  return resourceByIdRoute(level, "post", request, { ...rest, errors: [...uploadErrors, ...errors] });
+}
+
+/** The Location header of a 201, e.g. "URL of the new book". */
+export function locationHeader(description: string) {
+  return { Location: { description, schema: { type: "string" as const } } };
+}
+
+/** A POST of the JSON body `input` making a new resource: 201 with it, and its URL in Location. */
+export function creationRoute<
+  const L extends AccessLevel,
+  const P extends string,
+  S extends z.ZodObject,
+  H extends z.ZodObject,
+  I extends z.ZodType,
+>(level: L, spec: OperationNames<P> & Answers<S, H> & { input: I; location: string }) {
+  const { input, resource, returns, location, ...names } = spec;
+  return defineRoute(level, {
+    ...names,
+    method: "post",
+    request: { body: jsonBody(input) },
+    responses: { 201: { ...resourceContent(resource, returns), headers: locationHeader(location) } },
+  });
+}
+
+/**
+ * A GET of a file (`contentType`, described by `returns`) with ranges and conditional requests;
+ * `params` for a file by id, `query` when it takes one.
+ */
+export function downloadRoute<
+  const L extends AccessLevel,
+  const P extends string,
+  Params extends z.ZodObject | undefined = undefined,
+  Query extends z.ZodObject | undefined = undefined,
+>(
+  level: L,
+  spec: OperationNames<P> & { params?: Params; query?: Query; contentType: string; returns: string },
+) {
+  const { params, query, contentType, returns, errors = [], ...names } = spec;
   return defineRoute(level, {
     ...names,
     method: "get",
-    request: { params: IdParam },
-    errors: ["NOT_FOUND", ...errors],
-    responses: { 200: resourceContent(resource, returns) },
+    request: withPart("params", params, withPart("query", query, { headers: RangeHeaders })),
+    errors: [...downloadErrors, ...errors],
+    responses: downloadResponses(contentType, returns),
   });
 }

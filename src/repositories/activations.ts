@@ -1,11 +1,11 @@
-import { and, asc, count, desc, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { orderByOf, paged } from "../db/order-by";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
-import { queuedWrite } from "../db/transaction";
+import { countRows, deleteById, findById, listRows, updateById } from "../db/rows";
 import type { ListWindow } from "../lib/sort-and-page";
 import type { BookVersionRow } from "./book-versions";
-import { type BookRow, type BookSortField, bookSortColumns } from "./books";
+import type { BookRow, BookSortField } from "./books";
 
 export type ActivationRow = Database["tables"]["activation"]["$inferSelect"];
 export interface ActivationFields {
@@ -31,41 +31,20 @@ function whereOf(db: Database, filter: ActivationFilter): SQL | undefined {
 export const activationSortFields = ["id", "bookId", "createdAt"] as const;
 export type ActivationSortField = (typeof activationSortFields)[number];
 
-export function activationSortColumns({ activation }: Database["tables"]) {
-  return {
-    id: activation.id,
-    bookId: activation.bookId,
-    createdAt: activation.createdAt,
-  } satisfies Record<ActivationSortField, unknown>;
-}
-
-export async function listActivations(
+export function listActivations(
   db: Database,
-  filter: ActivationFilter,
   window: ListWindow<ActivationSortField>,
+  filter: ActivationFilter = {},
 ): Promise<ActivationRow[]> {
-  const { activation } = db.tables;
-  const orderBy = orderByOf(window, activationSortColumns(db.tables), activation.id);
-  return paged(
-    db.orm
-      .select()
-      .from(activation)
-      .where(whereOf(db, filter))
-      .orderBy(...orderBy)
-      .$dynamic(),
-    window,
-  );
+  return listRows(db, db.tables.activation, window, whereOf(db, filter));
 }
 
-export async function countActivations(db: Database, filter: ActivationFilter = {}): Promise<number> {
-  const [row] = await db.orm.select({ n: count() }).from(db.tables.activation).where(whereOf(db, filter));
-  return Number(row?.n ?? 0);
+export function countActivations(db: Database, filter: ActivationFilter = {}): Promise<number> {
+  return countRows(db, db.tables.activation, whereOf(db, filter));
 }
 
-export async function findActivation(db: Database, id: number): Promise<ActivationRow | undefined> {
-  const { activation } = db.tables;
-  const [row] = await db.orm.select().from(activation).where(eq(activation.id, id));
-  return row;
+export function findActivation(db: Database, id: number): Promise<ActivationRow | undefined> {
+  return findById(db, db.tables.activation, id);
 }
 
 /** Whether the user holds the book: the `entitled` level's question (services/entitlement.ts). */
@@ -131,29 +110,17 @@ export async function insertActivation(
   return row!;
 }
 
-export async function updateActivation(
+export function updateActivation(
   db: Database,
   id: number,
   fields: Pick<ActivationFields, "bookId" | "userUuid">,
   now: Date,
 ): Promise<ActivationRow | undefined> {
-  const { activation } = db.tables;
-  const [row] = await queuedWrite(db, () =>
-    db.orm
-      .update(activation)
-      .set({ ...fields, updatedAt: now })
-      .where(eq(activation.id, id))
-      .returning(),
-  );
-  return row;
+  return updateById(db, db.tables.activation, id, { ...fields, updatedAt: now });
 }
 
-export async function deleteActivation(db: Database, id: number): Promise<ActivationRow | undefined> {
-  const { activation } = db.tables;
-  const [row] = await queuedWrite(db, () =>
-    db.orm.delete(activation).where(eq(activation.id, id)).returning(),
-  );
-  return row;
+export function deleteActivation(db: Database, id: number): Promise<ActivationRow | undefined> {
+  return deleteById(db, db.tables.activation, id);
 }
 
 /**
@@ -165,10 +132,16 @@ function isNewestVersion(db: Database): SQL {
   return sql`${bookVersion.id} = (SELECT newer.id FROM book_version newer WHERE newer.book_id = ${book.id} AND newer.archive_sha256 IS NOT NULL ORDER BY newer.version_code DESC LIMIT 1)`;
 }
 
-export interface HeldBookRow {
-  activation: ActivationRow;
+/** A book, the user's activation of it (or null) and its newest version (or null). */
+export interface BookWithActivationRow {
   book: BookRow;
+  activation: ActivationRow | null;
   newestVersion: BookVersionRow | null;
+}
+
+/** A book the user holds: its activation is there. */
+export interface HeldBookRow extends BookWithActivationRow {
+  activation: ActivationRow;
 }
 
 function heldBooksQuery(db: Database, userUuid: string | Placeholder) {
@@ -223,12 +196,6 @@ export async function listHeldBooks(
   return paged(heldBooksQuery(db, userUuid).orderBy(...orderBy), window);
 }
 
-export interface BookWithActivationRow {
-  book: BookRow;
-  activation: ActivationRow | null;
-  newestVersion: BookVersionRow | null;
-}
-
 /**
  * Books with the given user's activation of each (or null) and their newest versions, in one
  * query: the activation is joined on (book, user), which the unique index makes at most one row.
@@ -267,7 +234,7 @@ export async function listBooksWithActivation(
   if (window.sort.length === 0 && window.limit === undefined) {
     return rowsOf(allBooksWithActivationStatement(db).execute({ userUuid }));
   }
-  const orderBy = orderByOf(window, bookSortColumns(db.tables), db.tables.book.id);
+  const orderBy = orderByOf(window, db.tables.book, db.tables.book.id);
   return paged(booksWithActivationQuery(db, userUuid).orderBy(...orderBy), window);
 }
 

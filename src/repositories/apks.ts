@@ -1,6 +1,6 @@
-import { and, count, eq, ne } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import type { Database } from "#db";
-import { orderByOf, paged } from "../db/order-by";
+import { countRows, deleteById, findById, insertRow, listRows, updateById } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
 import type { ListWindow } from "../lib/sort-and-page";
 
@@ -20,37 +20,16 @@ export interface ApkFileFields {
 export const apkSortFields = ["id", "kind", "versionCode", "createdAt"] as const;
 export type ApkSortField = (typeof apkSortFields)[number];
 
-export function apkSortColumns({ apk }: Database["tables"]) {
-  return {
-    id: apk.id,
-    kind: apk.kind,
-    versionCode: apk.versionCode,
-    createdAt: apk.createdAt,
-  } satisfies Record<ApkSortField, unknown>;
+export function listApks(db: Database, window: ListWindow<ApkSortField>): Promise<ApkRow[]> {
+  return listRows(db, db.tables.apk, window);
 }
 
-export async function listApks(db: Database, window: ListWindow<ApkSortField>): Promise<ApkRow[]> {
-  const { apk } = db.tables;
-  const orderBy = orderByOf(window, apkSortColumns(db.tables), apk.id);
-  return paged(
-    db.orm
-      .select()
-      .from(apk)
-      .orderBy(...orderBy)
-      .$dynamic(),
-    window,
-  );
+export function countApks(db: Database): Promise<number> {
+  return countRows(db, db.tables.apk);
 }
 
-export async function countApks(db: Database): Promise<number> {
-  const [row] = await db.orm.select({ n: count() }).from(db.tables.apk);
-  return Number(row?.n ?? 0);
-}
-
-export async function findApk(db: Database, id: number): Promise<ApkRow | undefined> {
-  const { apk } = db.tables;
-  const [row] = await db.orm.select().from(apk).where(eq(apk.id, id)).limit(1);
-  return row;
+export function findApk(db: Database, id: number): Promise<ApkRow | undefined> {
+  return findById(db, db.tables.apk, id);
 }
 
 export async function findActiveApks(db: Database): Promise<ApkRow[]> {
@@ -68,31 +47,17 @@ export async function findActiveApk(db: Database, kind: ApkKind): Promise<ApkRow
   return row;
 }
 
-export async function insertApk(db: Database, fields: ApkFields, now: Date): Promise<ApkRow> {
-  const [row] = await queuedWrite(db, () =>
-    db.orm
-      .insert(db.tables.apk)
-      .values({ ...fields, active: false, createdAt: now, updatedAt: now })
-      .returning(),
-  );
-  return row!;
+export function insertApk(db: Database, fields: ApkFields, now: Date): Promise<ApkRow> {
+  return insertRow(db, db.tables.apk, { ...fields, active: false, createdAt: now, updatedAt: now });
 }
 
-export async function updateApk(
+export function updateApk(
   db: Database,
   id: number,
   fields: Partial<ApkFields & ApkFileFields & { active: boolean }>,
   now: Date,
 ): Promise<ApkRow | undefined> {
-  const { apk } = db.tables;
-  const [row] = await queuedWrite(db, () =>
-    db.orm
-      .update(apk)
-      .set({ ...fields, updatedAt: now })
-      .where(eq(apk.id, id))
-      .returning(),
-  );
-  return row;
+  return updateById(db, db.tables.apk, id, { ...fields, updatedAt: now });
 }
 
 /** Clears `active` on every other APK of the kind (the partial unique index allows one). */
@@ -111,8 +76,6 @@ export async function deactivateOthers(
   );
 }
 
-export async function deleteApk(db: Database, id: number): Promise<ApkRow | undefined> {
-  const { apk } = db.tables;
-  const [row] = await queuedWrite(db, () => db.orm.delete(apk).where(eq(apk.id, id)).returning());
-  return row;
+export function deleteApk(db: Database, id: number): Promise<ApkRow | undefined> {
+  return deleteById(db, db.tables.apk, id);
 }

@@ -1,7 +1,6 @@
-import { and, count, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { orderByOf, paged } from "../db/order-by";
-import { queuedWrite } from "../db/transaction";
+import { countRows, deleteById, findById, insertRow, listRows, updateById } from "../db/rows";
 import type { ListWindow } from "../lib/sort-and-page";
 
 export type BookVersionRow = Database["tables"]["bookVersion"]["$inferSelect"];
@@ -24,86 +23,47 @@ export const versionsOfBookSortFields = bookVersionSortFields.filter(
   (field): field is Exclude<BookVersionSortField, "bookId"> => field !== "bookId",
 );
 
-export function bookVersionSortColumns({ bookVersion }: Database["tables"]) {
-  return {
-    id: bookVersion.id,
-    bookId: bookVersion.bookId,
-    versionCode: bookVersion.versionCode,
-    createdAt: bookVersion.createdAt,
-  } satisfies Record<BookVersionSortField, unknown>;
+/** Which versions a list or count covers: all, or those of `bookId`. */
+function whereOf(db: Database, bookId: number | undefined): SQL | undefined {
+  return bookId === undefined ? undefined : eq(db.tables.bookVersion.bookId, bookId);
 }
 
 /** Every version, or those of `bookId`. */
-export async function listBookVersions(
+export function listBookVersions(
   db: Database,
   window: ListWindow<BookVersionSortField>,
   bookId?: number,
 ): Promise<BookVersionRow[]> {
-  const { bookVersion } = db.tables;
-  const orderBy = orderByOf(window, bookVersionSortColumns(db.tables), bookVersion.id);
-  return paged(
-    db.orm
-      .select()
-      .from(bookVersion)
-      .where(bookId === undefined ? undefined : eq(bookVersion.bookId, bookId))
-      .orderBy(...orderBy)
-      .$dynamic(),
-    window,
-  );
+  return listRows(db, db.tables.bookVersion, window, whereOf(db, bookId));
 }
 
-export async function countBookVersions(db: Database, bookId?: number): Promise<number> {
-  const { bookVersion } = db.tables;
-  const [row] = await db.orm
-    .select({ n: count() })
-    .from(bookVersion)
-    .where(bookId === undefined ? undefined : eq(bookVersion.bookId, bookId));
-  return Number(row?.n ?? 0);
+export function countBookVersions(db: Database, bookId?: number): Promise<number> {
+  return countRows(db, db.tables.bookVersion, whereOf(db, bookId));
 }
 
-export async function findBookVersion(db: Database, id: number): Promise<BookVersionRow | undefined> {
-  const { bookVersion } = db.tables;
-  const [row] = await db.orm.select().from(bookVersion).where(eq(bookVersion.id, id));
-  return row;
+export function findBookVersion(db: Database, id: number): Promise<BookVersionRow | undefined> {
+  return findById(db, db.tables.bookVersion, id);
 }
 
-export async function insertBookVersion(
+export function insertBookVersion(
   db: Database,
   fields: BookVersionFields,
   now: Date,
 ): Promise<BookVersionRow> {
-  const [row] = await queuedWrite(db, () =>
-    db.orm
-      .insert(db.tables.bookVersion)
-      .values({ ...fields, createdAt: now, updatedAt: now })
-      .returning(),
-  );
-  return row!;
+  return insertRow(db, db.tables.bookVersion, { ...fields, createdAt: now, updatedAt: now });
 }
 
-export async function updateBookVersion(
+export function updateBookVersion(
   db: Database,
   id: number,
   fields: Partial<BookVersionFields & ArchiveFields>,
   now: Date,
 ): Promise<BookVersionRow | undefined> {
-  const { bookVersion } = db.tables;
-  const [row] = await queuedWrite(db, () =>
-    db.orm
-      .update(bookVersion)
-      .set({ ...fields, updatedAt: now })
-      .where(eq(bookVersion.id, id))
-      .returning(),
-  );
-  return row;
+  return updateById(db, db.tables.bookVersion, id, { ...fields, updatedAt: now });
 }
 
-export async function deleteBookVersion(db: Database, id: number): Promise<BookVersionRow | undefined> {
-  const { bookVersion } = db.tables;
-  const [row] = await queuedWrite(db, () =>
-    db.orm.delete(bookVersion).where(eq(bookVersion.id, id)).returning(),
-  );
-  return row;
+export function deleteBookVersion(db: Database, id: number): Promise<BookVersionRow | undefined> {
+  return deleteById(db, db.tables.bookVersion, id);
 }
 
 /** The newest version (highest versionCode with an archive) of one book. */

@@ -1,6 +1,7 @@
 import { and, asc, count, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { orderByOf, paged } from "../db/order-by";
+import { countRows, insertRow } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
 import type { ListWindow } from "../lib/sort-and-page";
 import type { QrCodeRow } from "./qr-codes";
@@ -10,13 +11,6 @@ export type NewQrCodeBatch = Pick<QrCodeBatchRow, "bookId" | "label" | "maxActiv
 
 export const qrCodeBatchSortFields = ["id", "createdAt"] as const;
 export type QrCodeBatchSortField = (typeof qrCodeBatchSortFields)[number];
-
-export function qrCodeBatchSortColumns({ qrCodeBatch }: Database["tables"]) {
-  return {
-    id: qrCodeBatch.id,
-    createdAt: qrCodeBatch.createdAt,
-  } satisfies Record<QrCodeBatchSortField, unknown>;
-}
 
 /** A batch with what its codes add up to. */
 export interface QrCodeBatchWithCounts extends QrCodeBatchRow {
@@ -30,18 +24,8 @@ export interface QrCodeBatchWithCounts extends QrCodeBatchRow {
   disabled: number;
 }
 
-export async function insertQrCodeBatch(
-  db: Database,
-  batch: NewQrCodeBatch,
-  now: Date,
-): Promise<QrCodeBatchRow> {
-  const [row] = await queuedWrite(db, () =>
-    db.orm
-      .insert(db.tables.qrCodeBatch)
-      .values({ ...batch, createdAt: now })
-      .returning(),
-  );
-  return row!;
+export function insertQrCodeBatch(db: Database, batch: NewQrCodeBatch, now: Date): Promise<QrCodeBatchRow> {
+  return insertRow(db, db.tables.qrCodeBatch, { ...batch, createdAt: now });
 }
 
 /**
@@ -92,15 +76,14 @@ export async function listQrCodeBatchesOfBook(
   window: ListWindow<QrCodeBatchSortField>,
 ): Promise<QrCodeBatchWithCounts[]> {
   const { qrCodeBatch } = db.tables;
-  const orderBy = orderByOf(window, qrCodeBatchSortColumns(db.tables), qrCodeBatch.id);
+  const orderBy = orderByOf(window, qrCodeBatch, qrCodeBatch.id);
   const query = batchesWithCounts(db, eq(qrCodeBatch.bookId, bookId)).orderBy(...orderBy);
   return (await paged(query, window)).map(withCounts);
 }
 
-export async function countQrCodeBatchesOfBook(db: Database, bookId: number): Promise<number> {
-  const { qrCodeBatch: b } = db.tables;
-  const [row] = await db.orm.select({ n: count() }).from(b).where(eq(b.bookId, bookId));
-  return Number(row?.n ?? 0);
+export function countQrCodeBatchesOfBook(db: Database, bookId: number): Promise<number> {
+  const { qrCodeBatch } = db.tables;
+  return countRows(db, qrCodeBatch, eq(qrCodeBatch.bookId, bookId));
 }
 
 /** Switches every code of the batch in one UPDATE; the number of codes it touched. */

@@ -1,7 +1,7 @@
-import { and, count, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { orderByOf, paged } from "../db/order-by";
 import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
+import { countRows, findById, listRows, preparedFindBy, updateById } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
 import type { ListWindow } from "../lib/sort-and-page";
 
@@ -35,61 +35,28 @@ function whereOf(db: Database, filter: QrCodeFilter): SQL | undefined {
 export const qrCodeSortFields = ["id", "bookId", "createdAt", "enabled"] as const;
 export type QrCodeSortField = (typeof qrCodeSortFields)[number];
 
-export function qrCodeSortColumns({ activationQrCode }: Database["tables"]) {
-  return {
-    id: activationQrCode.id,
-    bookId: activationQrCode.bookId,
-    createdAt: activationQrCode.createdAt,
-    enabled: activationQrCode.enabled,
-  } satisfies Record<QrCodeSortField, unknown>;
-}
-
 /** The codes `filter` covers, in the window's order; without a window, all of them by id. */
-export async function listQrCodes(
+export function listQrCodes(
   db: Database,
   filter: QrCodeFilter,
   window: ListWindow<QrCodeSortField> = { sort: [] },
 ): Promise<QrCodeRow[]> {
-  const { activationQrCode } = db.tables;
-  const orderBy = orderByOf(window, qrCodeSortColumns(db.tables), activationQrCode.id);
-  return paged(
-    db.orm
-      .select()
-      .from(activationQrCode)
-      .where(whereOf(db, filter))
-      .orderBy(...orderBy)
-      .$dynamic(),
-    window,
-  );
+  return listRows(db, db.tables.activationQrCode, window, whereOf(db, filter));
 }
 
-export async function countQrCodes(db: Database, filter: QrCodeFilter = {}): Promise<number> {
-  const [row] = await db.orm
-    .select({ n: count() })
-    .from(db.tables.activationQrCode)
-    .where(whereOf(db, filter));
-  return Number(row?.n ?? 0);
+export function countQrCodes(db: Database, filter: QrCodeFilter = {}): Promise<number> {
+  return countRows(db, db.tables.activationQrCode, whereOf(db, filter));
 }
 
-export async function findQrCode(db: Database, id: number): Promise<QrCodeRow | undefined> {
-  const { activationQrCode } = db.tables;
-  const [row] = await db.orm.select().from(activationQrCode).where(eq(activationQrCode.id, id)).limit(1);
-  return row;
+export function findQrCode(db: Database, id: number): Promise<QrCodeRow | undefined> {
+  return findById(db, db.tables.activationQrCode, id);
 }
 
-const qrCodeByCodeStatement = preparedPer((db) => {
-  const { activationQrCode } = db.tables;
-  // `code` is unique: no `.limit(1)`, whose bound LIMIT costs SQLite a re-prepare.
-  const query = db.orm
-    .select()
-    .from(activationQrCode)
-    .where(eq(activationQrCode.code, sql.placeholder("code")));
-  return prepareNamed(query, "qr_code_by_code");
-});
+// Redemption's first read: prepared, built only once.
+const qrCodeByCode = preparedFindBy("activationQrCode", "code", "qr_code_by_code");
 
-export async function findQrCodeByCode(db: Database, code: string): Promise<QrCodeRow | undefined> {
-  const [row] = await rowsOf(qrCodeByCodeStatement(db).execute({ code }));
-  return row;
+export function findQrCodeByCode(db: Database, code: string): Promise<QrCodeRow | undefined> {
+  return qrCodeByCode(db, code);
 }
 
 /** Inserts the codes in chunks (call it inside a transaction for all-or-nothing). */
@@ -106,21 +73,13 @@ export async function insertQrCodes(db: Database, codes: NewQrCode[], now: Date)
   return inserted;
 }
 
-export async function setQrCodeEnabled(
+export function setQrCodeEnabled(
   db: Database,
   id: number,
   enabled: boolean,
   now: Date,
 ): Promise<QrCodeRow | undefined> {
-  const { activationQrCode } = db.tables;
-  const [row] = await queuedWrite(db, () =>
-    db.orm
-      .update(activationQrCode)
-      .set({ enabled, updatedAt: now })
-      .where(eq(activationQrCode.id, id))
-      .returning(),
-  );
-  return row;
+  return updateById(db, db.tables.activationQrCode, id, { enabled, updatedAt: now });
 }
 
 /**

@@ -2,16 +2,16 @@
 // admin sees one, and deleting one gives its slot back to the QR code it came from.
 import type { Database } from "#db";
 import { assertOwner, type Principal } from "../auth/principal";
-import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
-import { AppError, type FieldError, notFound, validationFailed } from "../lib/problems";
-import type { ListWindow, Page } from "../lib/sort-and-page";
+import { AppError, type FieldError, validationFailed } from "../lib/problems";
+import type { ListWindow } from "../lib/sort-and-page";
 import * as activations from "../repositories/activations";
 import { findBook } from "../repositories/books";
 import { releaseActivation } from "../repositories/qr-codes";
 import type { StoreDirectory } from "../store/directory";
-import { getBook } from "./books";
-import { pageOf } from "./page";
+import { ofExistingBook } from "./books";
+import { conflictIfDuplicate, found } from "./guards";
+import { pagedList } from "./page";
 
 export interface ActivationInputValue {
   bookId: number;
@@ -19,41 +19,22 @@ export interface ActivationInputValue {
 }
 
 /** All activations, or those `filter` names (one user's). */
-export function listActivations(
-  db: Database,
-  window: ListWindow<activations.ActivationSortField>,
-  filter: activations.ActivationFilter = {},
-): Promise<Page<activations.ActivationRow>> {
-  return pageOf(
-    window,
-    () => activations.listActivations(db, filter, window),
-    () => activations.countActivations(db, filter),
-  );
-}
+export const listActivations = pagedList(activations.listActivations, activations.countActivations);
 
 export function countActivations(db: Database, filter: activations.ActivationFilter = {}): Promise<number> {
   return activations.countActivations(db, filter);
 }
 
 /** A book's activations; 404 for a book that does not exist, rather than an empty list. */
-export async function listActivationsOfBook(
-  db: Database,
-  bookId: number,
-  window: ListWindow<activations.ActivationSortField>,
-): Promise<Page<activations.ActivationRow>> {
-  await getBook(db, bookId);
-  return listActivations(db, window, { bookId });
-}
+export const listActivationsOfBook = ofExistingBook(
+  (db, bookId, window: ListWindow<activations.ActivationSortField>) =>
+    listActivations(db, window, { bookId }),
+);
 
-export async function countActivationsOfBook(db: Database, bookId: number): Promise<number> {
-  await getBook(db, bookId);
-  return activations.countActivations(db, { bookId });
-}
+export const countActivationsOfBook = ofExistingBook((db, bookId) => countActivations(db, { bookId }));
 
 export async function getActivation(db: Database, id: number): Promise<activations.ActivationRow> {
-  const activation = await activations.findActivation(db, id);
-  if (!activation) throw notFound(`Activation ${id}`);
-  return activation;
+  return found(await activations.findActivation(db, id), `Activation ${id}`);
 }
 
 /** The activation, if the caller holds it or is an admin (403 otherwise). */
@@ -93,17 +74,8 @@ export async function assertUserExists(store: StoreDirectory, uuid: string): Pro
   }
 }
 
-function duplicate(input: ActivationInputValue) {
-  return (error: unknown): never => {
-    if (isUniqueViolation(error)) {
-      throw new AppError(
-        "CONFLICT",
-        `User ${input.userUuid} already has an activation of book ${input.bookId}.`,
-      );
-    }
-    throw error;
-  };
-}
+const duplicate = (input: ActivationInputValue) =>
+  conflictIfDuplicate(`User ${input.userUuid} already has an activation of book ${input.bookId}.`);
 
 export async function createActivation(
   db: Database,
@@ -130,8 +102,7 @@ export async function replaceActivation(
   await getActivation(db, id);
   await assertReferencesExist(db, store, input);
   const updated = await activations.updateActivation(db, id, input, now).catch(duplicate(input));
-  if (!updated) throw notFound(`Activation ${id}`);
-  return updated;
+  return found(updated, `Activation ${id}`);
 }
 
 /** Deletes the activation (the entitlement ends) and frees its slot on the code in one transaction. */
@@ -141,8 +112,7 @@ export async function removeActivation(
   now: Date,
 ): Promise<activations.ActivationRow> {
   return withTransaction(db, async (tx) => {
-    const deleted = await activations.deleteActivation(tx, id);
-    if (!deleted) throw notFound(`Activation ${id}`);
+    const deleted = found(await activations.deleteActivation(tx, id), `Activation ${id}`);
     if (deleted.qrCodeId !== null) await releaseActivation(tx, deleted.qrCodeId, now);
     return deleted;
   });

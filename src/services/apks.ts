@@ -4,15 +4,15 @@
 // app — come from the same package and signer as the active APK of its kind, unless the admin
 // says the change is meant.
 import type { Database } from "#db";
-import { isUniqueViolation, violatedConstraintName } from "../db/errors";
+import { violatedConstraintName } from "../db/errors";
 import { withTransaction } from "../db/transaction";
-import { AppError, notFound } from "../lib/problems";
-import type { ListWindow, Page } from "../lib/sort-and-page";
+import { AppError } from "../lib/problems";
 import * as apks from "../repositories/apks";
 import type { ApkMetadata } from "../storage/apk-metadata";
 import type { BlobStore } from "../storage/blob-store";
 import { recordBlob } from "./files";
-import { pageOf } from "./page";
+import { conflictIfDuplicate, found } from "./guards";
+import { pagedList } from "./page";
 
 export type { ApkKind, ApkRow } from "../repositories/apks";
 
@@ -20,13 +20,7 @@ export interface ApkInputValue extends apks.ApkFields {
   active?: boolean | undefined;
 }
 
-export function listApks(db: Database, window: ListWindow<apks.ApkSortField>): Promise<Page<apks.ApkRow>> {
-  return pageOf(
-    window,
-    () => apks.listApks(db, window),
-    () => apks.countApks(db),
-  );
-}
+export const listApks = pagedList(apks.listApks, apks.countApks);
 
 export function countApks(db: Database): Promise<number> {
   return apks.countApks(db);
@@ -38,9 +32,7 @@ export function findApk(db: Database, id: number): Promise<apks.ApkRow | undefin
 }
 
 export async function getApk(db: Database, id: number): Promise<apks.ApkRow> {
-  const apk = await findApk(db, id);
-  if (!apk) throw notFound(`APK ${id}`);
-  return apk;
+  return found(await findApk(db, id), `APK ${id}`);
 }
 
 /** The active APK of each kind, or null for a kind that has none. */
@@ -52,22 +44,11 @@ export async function getActiveApks(db: Database): Promise<Record<apks.ApkKind, 
 
 /** The active APK of `kind`; 404 when none is. */
 export async function getActiveApk(db: Database, kind: apks.ApkKind): Promise<apks.ApkRow> {
-  const apk = await apks.findActiveApk(db, kind);
-  if (!apk) throw notFound(`An active ${kind}`);
-  return apk;
+  return found(await apks.findActiveApk(db, kind), `An active ${kind}`);
 }
 
-function duplicateCode(fields: apks.ApkFields) {
-  return (error: unknown): never => {
-    if (isUniqueViolation(error)) {
-      throw new AppError(
-        "CONFLICT",
-        `There is already a ${fields.kind} APK with versionCode ${fields.versionCode}.`,
-      );
-    }
-    throw error;
-  };
-}
+const duplicateCode = (fields: apks.ApkFields) =>
+  conflictIfDuplicate(`There is already a ${fields.kind} APK with versionCode ${fields.versionCode}.`);
 
 const noFile = (id: number) =>
   new AppError("CONFLICT", `APK ${id} has no uploaded file and cannot be made active.`);
@@ -95,8 +76,7 @@ export async function replaceApk(
   const { active, ...fields } = input;
   const attempt = () =>
     withTransaction(db, async (tx) => {
-      const current = await apks.findApk(tx, id);
-      if (!current) throw notFound(`APK ${id}`);
+      const current = await getApk(tx, id);
       // An active APK moved to another kind stays active there: for that kind it is an activation.
       const activeAfter = active ?? current.active;
       if (activeAfter && !current.fileSha256) throw noFile(id);
@@ -139,9 +119,7 @@ const ACTIVE_INDEX = "apk_one_active_per_kind_uq";
 
 /** Deletes the APK; its file, no longer referenced, goes with the blob cleanup job. */
 export async function removeApk(db: Database, id: number): Promise<apks.ApkRow> {
-  const deleted = await apks.deleteApk(db, id);
-  if (!deleted) throw notFound(`APK ${id}`);
-  return deleted;
+  return found(await apks.deleteApk(db, id), `APK ${id}`);
 }
 
 /** The bytes behind an active APK's download URL never change under the devices using it. */
@@ -202,8 +180,7 @@ export async function attachApkFile(
 ): Promise<apks.ApkRow> {
   const { metadata } = upload;
   return withTransaction(db, async (tx) => {
-    const apk = await apks.findApk(tx, id);
-    if (!apk) throw notFound(`APK ${id}`);
+    const apk = await getApk(tx, id);
     assertFileReplaceable(apk);
     if (metadata.versionCode !== apk.versionCode) {
       throw new AppError(

@@ -1,30 +1,37 @@
 // The rules of books: existence, and that a book readers hold cannot be deleted.
 import type { Database } from "#db";
 import { withTransaction } from "../db/transaction";
-import { AppError, notFound } from "../lib/problems";
-import type { ListWindow, Page } from "../lib/sort-and-page";
+import { AppError, validationFailed } from "../lib/problems";
 import * as books from "../repositories/books";
-import { pageOf } from "./page";
+import { found } from "./guards";
+import { pagedList } from "./page";
 
-export function listBooks(
-  db: Database,
-  window: ListWindow<books.BookSortField>,
-): Promise<Page<books.BookRow>> {
-  return pageOf(
-    window,
-    () => books.listBooks(db, window),
-    () => books.countBooks(db),
-  );
-}
+export const listBooks = pagedList(books.listBooks, books.countBooks);
 
 export function countBooks(db: Database): Promise<number> {
   return books.countBooks(db);
 }
 
 export async function getBook(db: Database, id: number): Promise<books.BookRow> {
-  const book = await books.findBook(db, id);
-  if (!book) throw notFound(`Book ${id}`);
-  return book;
+  return found(await books.findBook(db, id), `Book ${id}`);
+}
+
+/** A book named in a request body must exist (API.md §2: an unknown referenced id). */
+export async function assertBookExists(db: Database, bookId: number): Promise<void> {
+  if (!(await books.findBook(db, bookId))) throw validationFailed("bookId", `book ${bookId} does not exist`);
+}
+
+/**
+ * `read` of what lies under a book (its versions, codes, batches, activations), for a book that
+ * must exist: an unknown book is a 404, not an empty list.
+ */
+export function ofExistingBook<Rest extends unknown[], Result>(
+  read: (db: Database, bookId: number, ...rest: Rest) => Promise<Result>,
+): (db: Database, bookId: number, ...rest: Rest) => Promise<Result> {
+  return async (db, bookId, ...rest) => {
+    await getBook(db, bookId);
+    return read(db, bookId, ...rest);
+  };
 }
 
 export function createBook(db: Database, fields: books.BookFields, now: Date): Promise<books.BookRow> {
@@ -37,9 +44,7 @@ export async function replaceBook(
   fields: books.BookFields,
   now: Date,
 ): Promise<books.BookRow> {
-  const book = await books.updateBook(db, id, fields, now);
-  if (!book) throw notFound(`Book ${id}`);
-  return book;
+  return found(await books.updateBook(db, id, fields, now), `Book ${id}`);
 }
 
 /**
@@ -48,8 +53,7 @@ export async function replaceBook(
  */
 export async function removeBook(db: Database, id: number): Promise<books.BookRow> {
   return withTransaction(db, async (tx) => {
-    const book = await books.findBook(tx, id);
-    if (!book) throw notFound(`Book ${id}`);
+    const book = await getBook(tx, id);
     const held = await books.countActivationsOfBook(tx, id);
     if (held > 0) throw new AppError("CONFLICT", `Book ${id} has ${held} activation(s); delete them first.`);
     await books.deleteBook(tx, id);

@@ -1,3 +1,4 @@
+import type { Database } from "#db";
 import type { ListWindow, Page } from "../lib/sort-and-page";
 
 /**
@@ -15,4 +16,20 @@ export async function pageOf<Row>(
   }
   const [slice, total] = await Promise.all([rows(), count()]);
   return { rows: slice, total };
+}
+
+/**
+ * The list a service offers where it adds no rule to its repository's: the window's rows of `list`
+ * with the total of `count` (see pageOf). A filter, for a list that takes one, goes to both.
+ */
+export function pagedList<Row, F extends string, Filter>(
+  list: (db: Database, window: ListWindow<F>, filter?: Filter) => Promise<Row[]>,
+  count: (db: Database, filter?: Filter) => Promise<number>,
+): (db: Database, window: ListWindow<F>, filter?: Filter) => Promise<Page<Row>> {
+  return (db, window, filter) =>
+    pageOf(
+      window,
+      () => list(db, window, filter),
+      () => count(db, filter),
+    );
 }

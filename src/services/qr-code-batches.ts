@@ -1,14 +1,15 @@
 // Print runs (API.md "Print runs and device updates"): a batch of codes made together, switched
 // on and off together, exported as CSV and printed as sheets of vector QR symbols.
 import type { Database } from "#db";
-import { notFound } from "../lib/problems";
 import { planSheet, type SheetLayout } from "../lib/sheet-layout";
-import type { ListWindow, Page } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/sort-and-page";
 import { findBook } from "../repositories/books";
 import * as batches from "../repositories/qr-code-batches";
 import type { QrCodeRow } from "../repositories/qr-codes";
+import { ofExistingBook } from "./books";
+import { found } from "./guards";
 import { pageOf } from "./page";
-import { assertBookFound, qrPayload } from "./qr-codes";
+import { qrPayload } from "./qr-codes";
 
 /** Rows per read while a batch is exported: enough to be quick, few enough to stay small. */
 const READ_CHUNK = 500;
@@ -16,23 +17,18 @@ const READ_CHUNK = 500;
 export type QrCodeStatus = "disabled" | "expired" | "exhausted" | "available";
 
 export async function getQrCodeBatch(db: Database, id: number): Promise<batches.QrCodeBatchWithCounts> {
-  const batch = await batches.findQrCodeBatch(db, id);
-  if (!batch) throw notFound(`QR code batch ${id}`);
-  return batch;
+  return found(await batches.findQrCodeBatch(db, id), `QR code batch ${id}`);
 }
 
-export async function listQrCodeBatchesOfBook(
-  db: Database,
-  bookId: number,
-  window: ListWindow<batches.QrCodeBatchSortField>,
-): Promise<Page<batches.QrCodeBatchWithCounts>> {
-  await assertBookFound(db, bookId);
-  return pageOf(
-    window,
-    () => batches.listQrCodeBatchesOfBook(db, bookId, window),
-    () => batches.countQrCodeBatchesOfBook(db, bookId),
-  );
-}
+/** A book's batches; 404 for a book that does not exist, rather than an empty list. */
+export const listQrCodeBatchesOfBook = ofExistingBook(
+  (db, bookId, window: ListWindow<batches.QrCodeBatchSortField>) =>
+    pageOf(
+      window,
+      () => batches.listQrCodeBatchesOfBook(db, bookId, window),
+      () => batches.countQrCodeBatchesOfBook(db, bookId),
+    ),
+);
 
 /** Every code of the batch on or off in one statement; answers the batch with its new counts. */
 export async function setQrCodeBatchEnabled(
@@ -117,8 +113,7 @@ export async function batchSheet(
 ): Promise<BatchSheet> {
   const geometry = planSheet(layout);
   const batch = await getQrCodeBatch(db, batchId);
-  const book = await findBook(db, batch.bookId);
-  if (!book) throw notFound(`QR code batch ${batchId}`);
+  const book = found(await findBook(db, batch.bookId), `QR code batch ${batchId}`);
   const footer = [book.title, batch.label, `batch ${batch.id}`].filter(Boolean).join(" · ");
   async function* codes() {
     for await (const row of codesOfBatch(db, batchId)) {

@@ -6,12 +6,12 @@ import type { Database } from "#db";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
 import { generateActivationCode } from "../lib/activation-code";
-import { notFound, validationFailed } from "../lib/problems";
 import { qrSvg } from "../lib/qr-vector";
 import type { ListWindow, Page } from "../lib/sort-and-page";
-import { findBook } from "../repositories/books";
 import { insertQrCodeBatch } from "../repositories/qr-code-batches";
 import * as qrCodes from "../repositories/qr-codes";
+import { assertBookExists, ofExistingBook } from "./books";
+import { found } from "./guards";
 import { pageOf } from "./page";
 
 export interface QrCodeInputValue {
@@ -37,52 +37,31 @@ const ATTEMPTS = 3;
 
 const QR_OPTIONS = { errorCorrectionLevel: "M", margin: 4 } as const;
 
+/** All codes, or those `filter` names (one book's). */
 export function listQrCodes(
   db: Database,
   window: ListWindow<qrCodes.QrCodeSortField>,
+  filter: qrCodes.QrCodeFilter = {},
 ): Promise<Page<qrCodes.QrCodeRow>> {
   return pageOf(
     window,
-    () => qrCodes.listQrCodes(db, {}, window),
-    () => qrCodes.countQrCodes(db),
+    () => qrCodes.listQrCodes(db, filter, window),
+    () => qrCodes.countQrCodes(db, filter),
   );
 }
 
-export function countQrCodes(db: Database): Promise<number> {
-  return qrCodes.countQrCodes(db);
+export function countQrCodes(db: Database, filter: qrCodes.QrCodeFilter = {}): Promise<number> {
+  return qrCodes.countQrCodes(db, filter);
 }
 
-export async function listQrCodesOfBook(
-  db: Database,
-  bookId: number,
-  window: ListWindow<qrCodes.QrCodeSortField>,
-): Promise<Page<qrCodes.QrCodeRow>> {
-  await assertBookFound(db, bookId);
-  return pageOf(
-    window,
-    () => qrCodes.listQrCodes(db, { bookId }, window),
-    () => qrCodes.countQrCodes(db, { bookId }),
-  );
-}
+export const listQrCodesOfBook = ofExistingBook((db, bookId, window: ListWindow<qrCodes.QrCodeSortField>) =>
+  listQrCodes(db, window, { bookId }),
+);
 
-export async function countQrCodesOfBook(db: Database, bookId: number): Promise<number> {
-  await assertBookFound(db, bookId);
-  return qrCodes.countQrCodes(db, { bookId });
-}
+export const countQrCodesOfBook = ofExistingBook((db, bookId) => countQrCodes(db, { bookId }));
 
 export async function getQrCode(db: Database, id: number): Promise<qrCodes.QrCodeRow> {
-  const qrCode = await qrCodes.findQrCode(db, id);
-  if (!qrCode) throw notFound(`Activation QR code ${id}`);
-  return qrCode;
-}
-
-async function assertBookExists(db: Database, bookId: number): Promise<void> {
-  if (!(await findBook(db, bookId))) throw validationFailed("bookId", `book ${bookId} does not exist`);
-}
-
-/** A book's codes must be listed for an existing book: 404 rather than an empty list. */
-export async function assertBookFound(db: Database, bookId: number): Promise<void> {
-  if (!(await findBook(db, bookId))) throw notFound(`Book ${bookId}`);
+  return found(await qrCodes.findQrCode(db, id), `Activation QR code ${id}`);
 }
 
 async function withFreshCodes<T>(work: () => Promise<T>): Promise<T> {
@@ -140,9 +119,7 @@ export async function setQrCodeEnabled(
   enabled: boolean,
   now: Date,
 ): Promise<qrCodes.QrCodeRow> {
-  const updated = await qrCodes.setQrCodeEnabled(db, id, enabled, now);
-  if (!updated) throw notFound(`Activation QR code ${id}`);
-  return updated;
+  return found(await qrCodes.setQrCodeEnabled(db, id, enabled, now), `Activation QR code ${id}`);
 }
 
 /**
@@ -150,10 +127,9 @@ export async function setQrCodeEnabled(
  * its slot back to the count, but the code was still redeemed, so this reads the mark the first
  * redemption leaves (firstRedeemedAt), not the live count.
  */
-export async function unusedQrCodesOfBook(db: Database, bookId: number): Promise<qrCodes.QrCodeRow[]> {
-  await assertBookFound(db, bookId);
-  return qrCodes.listQrCodes(db, { bookId, unused: true });
-}
+export const unusedQrCodesOfBook = ofExistingBook((db, bookId) =>
+  qrCodes.listQrCodes(db, { bookId, unused: true }),
+);
 
 /** What the symbol says: the template with the code filled in. */
 export function qrPayload(template: string, code: string): string {

@@ -1,10 +1,10 @@
 // The reader's views: each is one query however many books there are (the joins are in
 // repositories/activations.ts), plus a count only when a page was asked for.
 import type { Database } from "#db";
-import { notFound } from "../lib/problems";
 import type { ListWindow, Page } from "../lib/sort-and-page";
 import * as activations from "../repositories/activations";
 import { type BookSortField, countBooks } from "../repositories/books";
+import { found } from "./guards";
 import { pageOf } from "./page";
 
 /** The books `userUuid` holds, with their newest versions. */
@@ -38,7 +38,5 @@ export async function getBookWithVersionAndActivation(
   userUuid: string,
   bookId: number,
 ): Promise<activations.BookWithActivationRow> {
-  const row = await activations.findBookWithActivation(db, userUuid, bookId);
-  if (!row) throw notFound(`Book ${bookId}`);
-  return row;
+  return found(await activations.findBookWithActivation(db, userUuid, bookId), `Book ${bookId}`);
 }

@@ -6,6 +6,7 @@ import { passwordStampOf } from "../auth/password-stamp";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "../auth/passwords";
 import { isUniqueViolation } from "../db/errors";
 import { preparedPer, prepareNamed } from "../db/prepared";
+import { preparedFindBy } from "../db/rows";
 import { withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
@@ -32,22 +33,8 @@ const REGISTER_LOCK_KEY = 0x626f6f6b64697374n;
 
 // GET /authentication/me and every role check look a user up by uuid: prepared, so the SQL is
 // built and compiled once rather than on every call.
-const linkByUuid = preparedPer((db) => {
-  const { storeUserLink } = db.tables;
-  const query = db.orm
-    .select()
-    .from(storeUserLink)
-    .where(eq(storeUserLink.uuid, sql.placeholder("uuid")));
-  return prepareNamed(query, "embedded_link_by_uuid");
-});
-const userById = preparedPer((db) => {
-  const { storeUser } = db.tables;
-  const query = db.orm
-    .select()
-    .from(storeUser)
-    .where(eq(storeUser.id, sql.placeholder("id")));
-  return prepareNamed(query, "embedded_user_by_id");
-});
+const linkByUuid = preparedFindBy("storeUserLink", "uuid", "embedded_link_by_uuid");
+const userById = preparedFindBy("storeUser", "id", "embedded_user_by_id");
 const profileMetaOf = preparedPer((db) => {
   const { storeUsermeta } = db.tables;
   const query = db.orm
@@ -166,7 +153,7 @@ export class EmbeddedStore implements StoreDirectory {
   }
 
   async findByUuid(uuid: string): Promise<StoreUser | null> {
-    const [link] = await linkByUuid(this.db).execute({ uuid });
+    const link = await linkByUuid(this.db, uuid);
     return link ? this.toStoreUser(Number(link.storeUserId)) : null;
   }
 
@@ -217,7 +204,7 @@ export class EmbeddedStore implements StoreDirectory {
   }
 
   private async toStoreUser(id: number): Promise<StoreUser | null> {
-    const [row] = await userById(this.db).execute({ id });
+    const row = await userById(this.db, id);
     if (!row) return null;
     const metaRows = await profileMetaOf(this.db).execute({ id });
     const meta = new Map(metaRows.map((m) => [m.key, m.value]));

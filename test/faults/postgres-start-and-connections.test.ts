@@ -130,6 +130,13 @@ describe.if(requirePostgresServer())("Postgres: start-up and connections", () =>
     // 53300), and the ones the server holds are ended.
     await admin.unsafe("ALTER ROLE limited CONNECTION LIMIT 0");
     await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'limited'`;
+    // pg_terminate_backend only signals: on a loaded machine a backend can serve a query more
+    // before it is gone. Wait until none is left.
+    for (let waited = 0; waited < 10_000; waited += 50) {
+      const [row] = await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'limited'`;
+      if (row.n === 0) break;
+      await Bun.sleep(50);
+    }
     // The first requests may still meet the ended connections (57P01, connection closed);
     // after them every request must open a new connection and be refused it.
     await Promise.all(Array.from({ length: 5 }, () => fetch(`${server.url}/apk/active`)));

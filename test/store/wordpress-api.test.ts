@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
 import { Session } from "../../src/routes/authentication/authentication.schemas";
-import { Health } from "../../src/routes/service/service.routes";
+import { Health } from "../../src/routes/service/service.schemas";
 import { openStore } from "../../src/store/open-store";
 import { WordPressStore } from "../../src/store/wordpress";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";

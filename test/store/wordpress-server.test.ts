@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
 import { Session } from "../../src/routes/authentication/authentication.schemas";
-import { Health } from "../../src/routes/service/service.routes";
+import { Health } from "../../src/routes/service/service.schemas";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import {
   createWordPressDatabase,

@@ -1,4 +1,5 @@
 import { clientAddressOf } from "../../lib/client-address";
+import { countHandler, resourceHandlers } from "../../lib/handler-shapes";
 import { respondCount, respondCreated, respondResource, respondWithList } from "../../lib/respond";
 import type { AppRouteHandler } from "../../lib/types";
 import * as service from "../../services/activations";
@@ -6,20 +7,15 @@ import { redeem } from "../../services/redemption";
 import type * as routes from "./activations.routes";
 import { ActivationList, ActivationResource, toActivation } from "./activations.schemas";
 
-export const listActivations: AppRouteHandler<typeof routes.listActivations> = (c) => {
-  const { db } = c.get("deps");
-  return respondWithList(
-    c,
-    ActivationList,
-    c.req.valid("query"),
-    (window) => service.listActivations(db, window),
-    toActivation,
-  );
-};
+const activations = resourceHandlers(ActivationList, toActivation);
 
-export const countActivations: AppRouteHandler<typeof routes.countActivations> = async (c) => {
-  return respondCount(c, await service.countActivations(c.get("deps").db));
-};
+export const listActivations: AppRouteHandler<typeof routes.listActivations> = activations.list(
+  service.listActivations,
+);
+
+export const countActivations: AppRouteHandler<typeof routes.countActivations> = countHandler(
+  service.countActivations,
+);
 
 export const listActivationsOfUser: AppRouteHandler<typeof routes.listActivationsOfUser> = (c) => {
   const { db } = c.get("deps");
@@ -50,8 +46,7 @@ export const getActivation: AppRouteHandler<typeof routes.getActivation> = async
 export const createActivation: AppRouteHandler<typeof routes.createActivation> = async (c) => {
   const { db, store, clock } = c.get("deps");
   const activation = await service.createActivation(db, store, c.req.valid("json"), clock.now());
-  c.header("Location", `/activation/${activation.id}`);
-  return respondCreated(c, ActivationResource, toActivation(activation));
+  return respondCreated(c, ActivationResource, toActivation(activation), `/activation/${activation.id}`);
 };
 
 export const redeemQrCode: AppRouteHandler<typeof routes.redeemQrCode> = async (c) => {
@@ -62,8 +57,7 @@ export const redeemQrCode: AppRouteHandler<typeof routes.redeemQrCode> = async (
     c.req.valid("json"),
   );
   if (!created) return respondResource(c, ActivationResource, toActivation(activation));
-  c.header("Location", `/activation/${activation.id}`);
-  return respondCreated(c, ActivationResource, toActivation(activation));
+  return respondCreated(c, ActivationResource, toActivation(activation), `/activation/${activation.id}`);
 };
 
 export const updateActivation: AppRouteHandler<typeof routes.updateActivation> = async (c) => {

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { halList, halResource } from "../../lib/hal";
-import { Id, Timestamp, trimmed } from "../../lib/openapi";
+import { Id, timestamps, timestampsOf, trimmed } from "../../lib/openapi";
 import type { ActivationRow } from "../../repositories/activations";
 
 /** A path's user: only the canonical lower-case form (API.md §1), so one user has one URL. */
@@ -33,8 +33,7 @@ export const Activation = z
       .int()
       .nullable()
       .openapi({ example: 1204, description: "The QR code it was made from; null if made by an admin" }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    ...timestamps,
   })
   .openapi("Activation");
 
@@ -64,8 +63,7 @@ export function toActivation(row: ActivationRow): z.infer<typeof Activation> {
     bookId: row.bookId,
     userUuid: row.userUuid,
     qrCodeId: row.qrCodeId,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    ...timestampsOf(row),
   };
 }
 

@@ -1,23 +1,20 @@
 import type { Context } from "hono";
 import { authorize } from "../../auth/access";
-import { sendBlob } from "../../lib/file-response";
 import { receiveFile } from "../../lib/file-upload";
 import { baseUrlOf } from "../../lib/hal";
+import { countHandler, resourceHandlers, sendStoredFile } from "../../lib/handler-shapes";
 import { notFound } from "../../lib/problems";
-import { respondCount, respondCreated, respondResource, respondWithList } from "../../lib/respond";
+import { respondResource } from "../../lib/respond";
 import type { AppBindings, AppRouteHandler } from "../../lib/types";
 import * as service from "../../services/apks";
 import type * as routes from "./apks.routes";
 import { ApkList, ApkResource, toActiveApk, toApk } from "./apks.schemas";
 
-export const listApks: AppRouteHandler<typeof routes.listApks> = (c) => {
-  const { db } = c.get("deps");
-  return respondWithList(c, ApkList, c.req.valid("query"), (window) => service.listApks(db, window), toApk);
-};
+const apks = resourceHandlers(ApkList, toApk);
 
-export const countApks: AppRouteHandler<typeof routes.countApks> = async (c) => {
-  return respondCount(c, await service.countApks(c.get("deps").db));
-};
+export const listApks: AppRouteHandler<typeof routes.listApks> = apks.list(service.listApks);
+
+export const countApks: AppRouteHandler<typeof routes.countApks> = countHandler(service.countApks);
 
 export const getActiveApks: AppRouteHandler<typeof routes.getActiveApks> = async (c) => {
   const { bookapp, launcher } = await service.getActiveApks(c.get("deps").db);
@@ -29,11 +26,8 @@ export const getActiveApks: AppRouteHandler<typeof routes.getActiveApks> = async
 };
 
 function sendApk(c: Context<AppBindings>, apk: service.ApkRow, cacheControl: string): Response {
-  if (!apk.fileSha256 || !apk.fileUploadedAt) throw notFound(`The file of APK ${apk.id}`);
-  return sendBlob(c.get("deps"), c.req.raw, {
-    sha256: apk.fileSha256,
-    size: apk.fileSize ?? 0,
-    lastModified: apk.fileUploadedAt,
+  const file = { sha256: apk.fileSha256, size: apk.fileSize, uploadedAt: apk.fileUploadedAt };
+  return sendStoredFile(c, `The file of APK ${apk.id}`, file, {
     contentType: "application/octet-stream",
     filename: `${apk.kind}-${apk.versionName}.apk`,
     disposition: "attachment",
@@ -53,10 +47,7 @@ export const downloadActiveBookapp: AppRouteHandler<typeof routes.downloadActive
 export const downloadActiveLauncher: AppRouteHandler<typeof routes.downloadActiveLauncher> = (c) =>
   downloadActive(c, "launcher");
 
-export const getApk: AppRouteHandler<typeof routes.getApk> = async (c) => {
-  const apk = await service.getApk(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, ApkResource, toApk(apk));
-};
+export const getApk: AppRouteHandler<typeof routes.getApk> = apks.byId(service.getApk);
 
 /** A versioned URL (`?sha256=`) names one file: other bytes are never served under it. */
 function assertVersion(apk: service.ApkRow, sha256: string | undefined): void {
@@ -83,12 +74,7 @@ export const downloadApk: AppRouteHandler<typeof routes.downloadApk> = async (c)
   return sendApk(c, apk, sha256 ? `private, ${IMMUTABLE}` : "private, no-cache");
 };
 
-export const createApk: AppRouteHandler<typeof routes.createApk> = async (c) => {
-  const { db, clock } = c.get("deps");
-  const apk = await service.createApk(db, c.req.valid("json"), clock.now());
-  c.header("Location", `/apk/${apk.id}`);
-  return respondCreated(c, ApkResource, toApk(apk));
-};
+export const createApk: AppRouteHandler<typeof routes.createApk> = apks.create(service.createApk, "/apk");
 
 export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => {
   const deps = c.get("deps");
@@ -122,7 +108,4 @@ export const updateApk: AppRouteHandler<typeof routes.updateApk> = async (c) => 
   return respondResource(c, ApkResource, toApk(apk));
 };
 
-export const deleteApk: AppRouteHandler<typeof routes.deleteApk> = async (c) => {
-  const apk = await service.removeApk(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, ApkResource, toApk(apk));
-};
+export const deleteApk: AppRouteHandler<typeof routes.deleteApk> = apks.byId(service.removeApk);

@@ -1,31 +1,22 @@
 import { defineRoute } from "../../lib/define-route";
-import { downloadErrors, downloadResponses, RangeHeaders, uploadErrors } from "../../lib/download-docs";
-import { fileUploadBody, IdParam, jsonBody, jsonContent } from "../../lib/openapi";
-import { resourceContent } from "../../lib/respond";
-import { countRoute, getRoute, listRoute } from "../../lib/route-shapes";
+import { IdParam, jsonContent } from "../../lib/openapi";
+import * as shapes from "../../lib/route-shapes";
 import { apkSortFields } from "../../repositories/apks";
-import {
-  ActiveApks,
-  ApkDownloadQuery,
-  ApkInput,
-  ApkList,
-  ApkResource,
-  SignerChangeQuery,
-} from "./apks.schemas";
+import * as schemas from "./apks.schemas";
 
 const tags = ["APK"];
 
-export const listApks = listRoute("admin", {
+export const listApks = shapes.listRoute("admin", {
   path: "/apk",
   operationId: "listApks",
   summary: "List APKs",
   tags,
-  list: ApkList,
+  list: schemas.ApkList,
   sortFields: apkSortFields,
   returns: "The APKs",
 });
 
-export const countApks = countRoute("admin", {
+export const countApks = shapes.countRoute("admin", {
   path: "/apk/count",
   operationId: "countApks",
   summary: "Count APKs",
@@ -40,46 +31,39 @@ export const getActiveApks = defineRoute("public", {
   description:
     "What a device needs to check for an update: versionCode, minSdk, the signing certificate's SHA-256, the file's size and sha256, and `downloadUrl`, this build's own download URL.",
   tags,
-  responses: { 200: jsonContent(ActiveApks, "The active APK of each kind, or null") },
+  responses: { 200: jsonContent(schemas.ActiveApks, "The active APK of each kind, or null") },
 });
 
-export const downloadActiveBookapp = defineRoute("public", {
-  method: "get",
-  path: "/apk/download/activebookapp",
-  operationId: "downloadActiveBookapp",
-  summary: "Download the active bookapp",
-  description:
-    "A fixed path for devices: `bookapp-<versionName>.apk`, with ETag so update checks can be conditional.",
-  tags,
-  request: { headers: RangeHeaders },
-  errors: downloadErrors,
-  responses: downloadResponses("application/octet-stream", "The active bookapp APK"),
-});
+/** The fixed path devices download the active APK of a kind from. */
+function activeApkDownloadRoute<const K extends "bookapp" | "launcher">(
+  kind: K,
+  operationId: `downloadActive${Capitalize<K>}`,
+) {
+  return shapes.downloadRoute("public", {
+    path: `/apk/download/active${kind}`,
+    operationId,
+    summary: `Download the active ${kind}`,
+    description: `A fixed path for devices: \`${kind}-<versionName>.apk\`, with ETag so update checks can be conditional.`,
+    tags,
+    contentType: "application/octet-stream",
+    returns: `The active ${kind} APK`,
+  });
+}
 
-export const downloadActiveLauncher = defineRoute("public", {
-  method: "get",
-  path: "/apk/download/activelauncher",
-  operationId: "downloadActiveLauncher",
-  summary: "Download the active launcher",
-  description:
-    "A fixed path for devices: `launcher-<versionName>.apk`, with ETag so update checks can be conditional.",
-  tags,
-  request: { headers: RangeHeaders },
-  errors: downloadErrors,
-  responses: downloadResponses("application/octet-stream", "The active launcher APK"),
-});
+export const downloadActiveBookapp = activeApkDownloadRoute("bookapp", "downloadActiveBookapp");
 
-export const getApk = getRoute("admin", {
+export const downloadActiveLauncher = activeApkDownloadRoute("launcher", "downloadActiveLauncher");
+
+export const getApk = shapes.getRoute("admin", {
   path: "/apk/{id}",
   operationId: "getApk",
   summary: "Get an APK record",
   tags,
-  resource: ApkResource,
+  resource: schemas.ApkResource,
   returns: "The APK",
 });
 
-export const downloadApk = defineRoute("published", {
-  method: "get",
+export const downloadApk = shapes.downloadRoute("published", {
   path: "/apk/{id}/download",
   operationId: "downloadApk",
   summary: "Download an APK's file",
@@ -87,30 +71,26 @@ export const downloadApk = defineRoute("published", {
     "Anyone may download the file of an active APK (the `downloadUrl` of GET /apk/active); any other APK's file is for admins only: 401 without credentials, 403 for a non-admin. " +
     "With `sha256` (as `downloadUrl` carries it) the URL names one file's bytes: it is cached as immutable, and answers 404 when the APK holds another file; without it, caches must revalidate.",
   tags,
-  request: { params: IdParam, query: ApkDownloadQuery, headers: RangeHeaders },
-  errors: downloadErrors,
-  responses: downloadResponses("application/octet-stream", "The APK file"),
+  params: IdParam,
+  query: schemas.ApkDownloadQuery,
+  contentType: "application/octet-stream",
+  returns: "The APK file",
 });
 
-export const createApk = defineRoute("admin", {
-  method: "post",
+export const createApk = shapes.creationRoute("admin", {
   path: "/apk",
   operationId: "createApk",
   summary: "Create an APK record",
   description: "Upload the file with POST /apk/{id}/upload, then make it active with PUT.",
   tags,
-  request: { body: jsonBody(ApkInput) },
   errors: ["CONFLICT"],
-  responses: {
-    201: {
-      ...resourceContent(ApkResource, "The new APK record"),
-      headers: { Location: { description: "URL of the new APK", schema: { type: "string" } } },
-    },
-  },
+  input: schemas.ApkInput,
+  resource: schemas.ApkResource,
+  returns: "The new APK record",
+  location: "URL of the new APK",
 });
 
-export const uploadApk = defineRoute("admin", {
-  method: "post",
+export const uploadApk = shapes.uploadRoute("admin", {
   path: "/apk/{id}/upload",
   operationId: "uploadApk",
   summary: "Upload the APK file",
@@ -120,13 +100,14 @@ export const uploadApk = defineRoute("admin", {
     "409 when its versionCode is not the record's, when the APK is active, or when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`). " +
     "An unsigned APK is recorded with `signerSha256: null`; unsigned over a signed active APK (or the reverse) is a signer change too.",
   tags,
-  request: { params: IdParam, query: SignerChangeQuery, body: fileUploadBody("The APK") },
-  errors: [...uploadErrors, "CONFLICT"],
-  responses: { 200: resourceContent(ApkResource, "The APK with its file") },
+  query: schemas.SignerChangeQuery,
+  errors: ["CONFLICT"],
+  file: "The APK",
+  resource: schemas.ApkResource,
+  returns: "The APK with its file",
 });
 
-export const updateApk = defineRoute("admin", {
-  method: "put",
+export const updateApk = shapes.replaceRoute("admin", {
   path: "/apk/{id}",
   operationId: "updateApk",
   summary: "Replace an APK's fields; make it active",
@@ -134,18 +115,18 @@ export const updateApk = defineRoute("admin", {
     "`active: true` deactivates the active APK of the same kind in the same transaction; 409 without an uploaded file, for a versionCode other than the uploaded file's, and when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`). " +
     "An active APK given another `kind` stays active: it is checked against, and replaces, that kind's active APK.",
   tags,
-  request: { params: IdParam, query: SignerChangeQuery, body: jsonBody(ApkInput) },
-  errors: ["NOT_FOUND", "CONFLICT"],
-  responses: { 200: resourceContent(ApkResource, "The updated APK") },
+  query: schemas.SignerChangeQuery,
+  errors: ["CONFLICT"],
+  input: schemas.ApkInput,
+  resource: schemas.ApkResource,
+  returns: "The updated APK",
 });
 
-export const deleteApk = defineRoute("admin", {
-  method: "delete",
+export const deleteApk = shapes.deleteRoute("admin", {
   path: "/apk/{id}",
   operationId: "deleteApk",
   summary: "Delete an APK and its file",
   tags,
-  request: { params: IdParam },
-  errors: ["NOT_FOUND"],
-  responses: { 200: resourceContent(ApkResource, "The deleted APK") },
+  resource: schemas.ApkResource,
+  returns: "The deleted APK",
 });

@@ -1,28 +1,25 @@
 import { z } from "@hono/zod-openapi";
+import { uploadedFileOf, uploadedFileSchema } from "../../lib/download-docs";
 import { halList, halResource } from "../../lib/hal";
-import { multiLine, optionalText, orNull, Timestamp, trimmed } from "../../lib/openapi";
+import { orNull, timestamps, timestampsOf, versionFields, versionInputFields } from "../../lib/openapi";
 import type { ApkRow } from "../../repositories/apks";
 
 export const ApkKind = z.enum(["bookapp", "launcher"]).openapi({ example: "bookapp" });
 
-export const ApkFile = z
-  .object({
-    size: z.number().int().openapi({ example: 7_340_032 }),
-    sha256: z
-      .string()
-      .openapi({ example: "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9" }),
-    filename: z.string().nullable().openapi({ example: "bookapp-release.apk" }),
-    uploadedAt: Timestamp,
-  })
-  .openapi("ApkFile");
+export const ApkFile = uploadedFileSchema("ApkFile", {
+  size: 7_340_032,
+  sha256: "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
+  filename: "bookapp-release.apk",
+});
+
+/** The version the document shows, in the answer and in the input. */
+const example = { versionCode: 42, versionName: "2.3.0", releaseNotes: "Faster page turns." };
 
 export const Apk = z
   .object({
     id: z.number().int().openapi({ example: 4 }),
     kind: ApkKind,
-    versionCode: z.number().int().openapi({ example: 42 }),
-    versionName: z.string().openapi({ example: "2.3.0" }),
-    releaseNotes: z.string().nullable().openapi({ example: "Faster page turns." }),
+    ...versionFields(example),
     active: z.boolean().openapi({ example: true, description: "The APK devices get now (one per kind)" }),
     packageName: z
       .string()
@@ -39,8 +36,7 @@ export const Apk = z
         "SHA-256 of the signing certificate (APK Signature Scheme v3, else v2, else v1), as `apksigner verify --print-certs` reports it; null before an upload and for an unsigned APK",
     }),
     file: orNull(ApkFile),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    ...timestamps,
   })
   .openapi("Apk");
 
@@ -97,14 +93,7 @@ export const ApkDownloadQuery = z.object({
 export const ApkInput = z
   .object({
     kind: ApkKind,
-    versionCode: z
-      .number()
-      .int()
-      .min(1)
-      .max(2_147_483_647)
-      .openapi({ example: 42, description: "Unique per kind" }),
-    versionName: trimmed(64, 1).openapi({ example: "2.3.0" }),
-    releaseNotes: optionalText(10000, multiLine()).openapi({ example: "Faster page turns." }),
+    ...versionInputFields(example, "Unique per kind"),
     active: z.boolean().optional().openapi({
       example: true,
       description:
@@ -124,17 +113,8 @@ export function toApk(row: ApkRow): z.infer<typeof Apk> {
     packageName: row.packageName,
     minSdk: row.minSdk,
     signerSha256: row.signerSha256,
-    file:
-      row.fileSha256 && row.fileUploadedAt
-        ? {
-            size: row.fileSize ?? 0,
-            sha256: row.fileSha256,
-            filename: row.fileFilename,
-            uploadedAt: row.fileUploadedAt.toISOString(),
-          }
-        : null,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    file: uploadedFileOf(row, "file"),
+    ...timestampsOf(row),
   };
 }
 

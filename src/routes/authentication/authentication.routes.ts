@@ -1,13 +1,6 @@
 import { defineRoute } from "../../lib/define-route";
 import { jsonBody, jsonContent } from "../../lib/openapi";
-import {
-  LoginInput,
-  LogoutInput,
-  LogoutResult,
-  RegisterInput,
-  Session,
-  User,
-} from "./authentication.schemas";
+import * as schemas from "./authentication.schemas";
 
 const tags = ["Authentication"];
 
@@ -18,9 +11,9 @@ export const register = defineRoute("public", {
   summary: "Register a new reader account",
   description: "Creates the customer in the shop's user store first, then opens a session.",
   tags,
-  request: { body: jsonBody(RegisterInput) },
+  request: { body: jsonBody(schemas.RegisterInput) },
   errors: ["EMAIL_MISSING", "EMAIL_MALFORMED", "EMAIL_ALREADY_EXISTS", "TOO_MANY_REQUESTS"],
-  responses: { 201: jsonContent(Session, "The account was created; here is its session") },
+  responses: { 201: jsonContent(schemas.Session, "The account was created; here is its session") },
 });
 
 export const login = defineRoute("public", {
@@ -30,9 +23,9 @@ export const login = defineRoute("public", {
   summary: "Log in with a store account",
   description: "An unknown user and a wrong password get the same answer.",
   tags,
-  request: { body: jsonBody(LoginInput) },
+  request: { body: jsonBody(schemas.LoginInput) },
   errors: ["AUTHENTICATION_FAILED", "TOO_MANY_REQUESTS"],
-  responses: { 200: jsonContent(Session, "A new session") },
+  responses: { 200: jsonContent(schemas.Session, "A new session") },
 });
 
 export const logout = defineRoute("user", {
@@ -43,8 +36,8 @@ export const logout = defineRoute("user", {
   description: "The token stops working at once. The body may be empty.",
   tags,
   // Not required: defineRoute reads an empty body as `{}`.
-  request: { body: { ...jsonBody(LogoutInput), required: false } },
-  responses: { 200: jsonContent(LogoutResult, "Logged out") },
+  request: { body: { ...jsonBody(schemas.LogoutInput), required: false } },
+  responses: { 200: jsonContent(schemas.LogoutResult, "Logged out") },
 });
 
 export const me = defineRoute("user", {
@@ -54,5 +47,5 @@ export const me = defineRoute("user", {
   summary: "The authenticated user",
   tags,
   errors: ["NOT_FOUND"],
-  responses: { 200: jsonContent(User, "The caller") },
+  responses: { 200: jsonContent(schemas.User, "The caller") },
 });

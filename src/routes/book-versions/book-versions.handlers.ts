@@ -1,88 +1,59 @@
 import type { Context } from "hono";
-import { sendBlob } from "../../lib/file-response";
-import { receiveFile } from "../../lib/file-upload";
-import { notFound } from "../../lib/problems";
-import { respondCount, respondCreated, respondResource, respondWithList } from "../../lib/respond";
+import { countHandler, resourceHandlers, sendStoredFile } from "../../lib/handler-shapes";
 import type { AppBindings, AppRouteHandler } from "../../lib/types";
 import * as service from "../../services/book-versions";
 import { getBook } from "../../services/books";
 import { assertEntitled } from "../../services/entitlement";
 import { attachArchive } from "../../services/files";
 import type * as routes from "./book-versions.routes";
-import { BookVersionList, BookVersionResource, toBookVersion } from "./book-versions.schemas";
+import { BookVersionList, toBookVersion } from "./book-versions.schemas";
 
-export const listBookVersions: AppRouteHandler<typeof routes.listBookVersions> = (c) => {
-  const { db } = c.get("deps");
-  return respondWithList(
-    c,
-    BookVersionList,
-    c.req.valid("query"),
-    (window) => service.listBookVersions(db, window),
-    toBookVersion,
-  );
-};
+const bookVersions = resourceHandlers(BookVersionList, toBookVersion);
 
-export const listVersionsOfBook: AppRouteHandler<typeof routes.listVersionsOfBook> = (c) => {
-  const { db } = c.get("deps");
-  const { id: bookId } = c.req.valid("param");
-  return respondWithList(
-    c,
-    BookVersionList,
-    c.req.valid("query"),
-    (window) => service.listVersionsOfBook(db, bookId, window),
-    toBookVersion,
-  );
-};
+export const listBookVersions: AppRouteHandler<typeof routes.listBookVersions> = bookVersions.list(
+  service.listBookVersions,
+);
 
-export const countBookVersions: AppRouteHandler<typeof routes.countBookVersions> = async (c) => {
-  return respondCount(c, await service.countBookVersions(c.get("deps").db));
-};
+export const listVersionsOfBook: AppRouteHandler<typeof routes.listVersionsOfBook> = bookVersions.listUnder(
+  "id",
+  service.listVersionsOfBook,
+);
 
-export const getBookVersion: AppRouteHandler<typeof routes.getBookVersion> = async (c) => {
-  const version = await service.getBookVersion(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, BookVersionResource, toBookVersion(version));
-};
+export const countBookVersions: AppRouteHandler<typeof routes.countBookVersions> = countHandler(
+  service.countBookVersions,
+);
 
-export const createBookVersion: AppRouteHandler<typeof routes.createBookVersion> = async (c) => {
-  const { db, clock } = c.get("deps");
-  const version = await service.createBookVersion(db, c.req.valid("json"), clock.now());
-  c.header("Location", `/bookversion/${version.id}`);
-  return respondCreated(c, BookVersionResource, toBookVersion(version));
-};
+export const getBookVersion: AppRouteHandler<typeof routes.getBookVersion> = bookVersions.byId(
+  service.getBookVersion,
+);
 
-export const updateBookVersion: AppRouteHandler<typeof routes.updateBookVersion> = async (c) => {
-  const { db, clock } = c.get("deps");
-  const version = await service.replaceBookVersion(
-    db,
-    c.req.valid("param").id,
-    c.req.valid("json"),
-    clock.now(),
-  );
-  return respondResource(c, BookVersionResource, toBookVersion(version));
-};
+export const createBookVersion: AppRouteHandler<typeof routes.createBookVersion> = bookVersions.create(
+  service.createBookVersion,
+  "/bookversion",
+);
 
-export const deleteBookVersion: AppRouteHandler<typeof routes.deleteBookVersion> = async (c) => {
-  const version = await service.removeBookVersion(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, BookVersionResource, toBookVersion(version));
-};
+export const updateBookVersion: AppRouteHandler<typeof routes.updateBookVersion> = bookVersions.replace(
+  service.replaceBookVersion,
+);
 
-export const uploadArchive: AppRouteHandler<typeof routes.uploadArchive> = async (c) => {
-  const deps = c.get("deps");
-  const { id } = c.req.valid("param");
-  await service.getBookVersion(deps.db, id); // 404 before the body is read
-  const file = await receiveFile(deps, c.req.raw, "archive");
-  const version = await attachArchive(deps.db, id, file, deps.clock.now(), deps.blobs);
-  return respondResource(c, BookVersionResource, toBookVersion(version));
-};
+export const deleteBookVersion: AppRouteHandler<typeof routes.deleteBookVersion> = bookVersions.byId(
+  service.removeBookVersion,
+);
+
+export const uploadArchive: AppRouteHandler<typeof routes.uploadArchive> = bookVersions.upload(
+  "archive",
+  service.getBookVersion,
+  attachArchive,
+);
 
 /** The version's archive, named after the book's title and the version. */
 function sendArchive(c: Context<AppBindings>, bookTitle: string, version: service.BookVersionRow): Response {
-  if (!version.archiveSha256 || !version.archiveUploadedAt)
-    throw notFound(`The archive of book version ${version.id}`);
-  return sendBlob(c.get("deps"), c.req.raw, {
+  const archive = {
     sha256: version.archiveSha256,
-    size: version.archiveSize ?? 0,
-    lastModified: version.archiveUploadedAt,
+    size: version.archiveSize,
+    uploadedAt: version.archiveUploadedAt,
+  };
+  return sendStoredFile(c, `The archive of book version ${version.id}`, archive, {
     contentType: "application/zip",
     filename: `${bookTitle}-${version.versionName}.zip`,
     disposition: "attachment",

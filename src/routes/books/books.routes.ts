@@ -1,14 +1,11 @@
-import { defineRoute } from "../../lib/define-route";
-import { downloadErrors, downloadResponses, RangeHeaders, uploadErrors } from "../../lib/download-docs";
-import { fileUploadBody, IdParam, jsonBody } from "../../lib/openapi";
-import { resourceContent } from "../../lib/respond";
-import { countRoute, getRoute, listRoute } from "../../lib/route-shapes";
+import { IdParam } from "../../lib/openapi";
+import * as shapes from "../../lib/route-shapes";
 import { bookSortFields } from "../../repositories/books";
 import { BookInput, BookList, BookResource } from "./books.schemas";
 
 const tags = ["Book"];
 
-export const listBooks = listRoute("user", {
+export const listBooks = shapes.listRoute("user", {
   path: "/book",
   operationId: "listBooks",
   summary: "List books",
@@ -19,14 +16,14 @@ export const listBooks = listRoute("user", {
   returns: "The books",
 });
 
-export const countBooks = countRoute("user", {
+export const countBooks = shapes.countRoute("user", {
   path: "/book/count",
   operationId: "countBooks",
   summary: "Count books",
   tags,
 });
 
-export const getBook = getRoute("user", {
+export const getBook = shapes.getRoute("user", {
   path: "/book/{id}",
   operationId: "getBook",
   summary: "Get a book",
@@ -35,67 +32,59 @@ export const getBook = getRoute("user", {
   returns: "The book",
 });
 
-export const createBook = defineRoute("admin", {
-  method: "post",
+export const createBook = shapes.creationRoute("admin", {
   path: "/book",
   operationId: "createBook",
   summary: "Create a book",
   tags,
-  request: { body: jsonBody(BookInput) },
-  responses: {
-    201: {
-      ...resourceContent(BookResource, "The new book"),
-      headers: { Location: { description: "URL of the new book", schema: { type: "string" } } },
-    },
-  },
+  input: BookInput,
+  resource: BookResource,
+  returns: "The new book",
+  location: "URL of the new book",
 });
 
-export const updateBook = defineRoute("admin", {
-  method: "put",
+export const updateBook = shapes.replaceRoute("admin", {
   path: "/book/{id}",
   operationId: "updateBook",
   summary: "Replace a book's fields",
   description: "Replaces every writable field; a field left out becomes null.",
   tags,
-  request: { params: IdParam, body: jsonBody(BookInput) },
-  errors: ["NOT_FOUND"],
-  responses: { 200: resourceContent(BookResource, "The updated book") },
+  input: BookInput,
+  resource: BookResource,
+  returns: "The updated book",
 });
 
-export const deleteBook = defineRoute("admin", {
-  method: "delete",
+export const deleteBook = shapes.deleteRoute("admin", {
   path: "/book/{id}",
   operationId: "deleteBook",
   summary: "Delete a book",
   description:
     "Deletes its versions, QR codes and files. Refused with 409 while readers hold activations of it.",
   tags,
-  request: { params: IdParam },
-  errors: ["NOT_FOUND", "CONFLICT"],
-  responses: { 200: resourceContent(BookResource, "The deleted book") },
+  errors: ["CONFLICT"],
+  resource: BookResource,
+  returns: "The deleted book",
 });
 
-export const getCover = defineRoute("public", {
-  method: "get",
+export const getCover = shapes.downloadRoute("public", {
   path: "/book/{id}/cover",
   operationId: "getBookCover",
   summary: "Download a book's cover",
   description: "The cover PNG; 404 if the book or its cover is missing.",
   tags,
-  request: { params: IdParam, headers: RangeHeaders },
-  errors: downloadErrors,
-  responses: downloadResponses("image/png", "The cover image"),
+  params: IdParam,
+  contentType: "image/png",
+  returns: "The cover image",
 });
 
-export const uploadCover = defineRoute("admin", {
-  method: "post",
+export const uploadCover = shapes.uploadRoute("admin", {
   path: "/book/{id}/cover",
   operationId: "uploadBookCover",
   summary: "Upload a book's cover",
   description:
     "Multipart part `file`: a PNG (checked by content, not by name), at most MAX_COVER_BYTES. Replaces an earlier cover.",
   tags,
-  request: { params: IdParam, body: fileUploadBody("The cover PNG") },
-  errors: uploadErrors,
-  responses: { 200: resourceContent(BookResource, "The book with its new cover") },
+  file: "The cover PNG",
+  resource: BookResource,
+  returns: "The book with its new cover",
 });

@@ -8,6 +8,8 @@ import {
   SINGLE_LINE,
   singleLine,
   Timestamp,
+  timestamps,
+  timestampsOf,
   trimmed,
 } from "../../lib/openapi";
 import type { BookRow } from "../../repositories/books";
@@ -34,58 +36,46 @@ export const Book = z
     description: z.string().nullable().openapi({ example: "A pilot meets a little prince in the desert." }),
     language: z.string().nullable().openapi({ example: "en" }),
     cover: orNull(Cover),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    ...timestamps,
   })
   .openapi("Book");
+
+/**
+ * An optional single-line field stored in the form `canonical` gives it: empty means absent (null),
+ * and what `canonical` cannot read (null) is refused with `message`.
+ */
+function canonicalText(max: number, canonical: (value: string) => string | null, message: string) {
+  return singleLine()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((value, ctx) => {
+      if (!value) return null;
+      const result = canonical(value);
+      if (!result) {
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+      return result;
+    })
+    .openapi({ type: ["string", "null"], maxLength: max, pattern: SINGLE_LINE.source });
+}
 
 export const BookInput = z
   .object({
     title: trimmed(300, 1).openapi({ example: "The Little Prince" }),
     author: optionalText(300).openapi({ example: "Antoine de Saint-Exupéry" }),
-    isbn: singleLine()
-      .trim()
-      .max(40)
-      .nullish()
-      .transform((value, ctx) => {
-        if (!value) return null;
-        const isbn = normalizeIsbn(value);
-        if (!isbn) {
-          ctx.addIssue({ code: "custom", message: "is not a valid ISBN-10 or ISBN-13 (check digit)" });
-          return z.NEVER;
-        }
-        return isbn;
-      })
-      .openapi({
-        type: ["string", "null"],
-        maxLength: 40,
-        pattern: SINGLE_LINE.source,
-        example: "978-0-15-601219-5",
-        description: "ISBN-10 or -13; hyphens and spaces allowed, stored without",
-      }),
+    isbn: canonicalText(40, normalizeIsbn, "is not a valid ISBN-10 or ISBN-13 (check digit)").openapi({
+      example: "978-0-15-601219-5",
+      description: "ISBN-10 or -13; hyphens and spaces allowed, stored without",
+    }),
     description: optionalText(10000, multiLine()).openapi({
       example: "A pilot meets a little prince in the desert.",
     }),
-    language: singleLine()
-      .trim()
-      .max(35)
-      .nullish()
-      .transform((value, ctx) => {
-        if (!value) return null;
-        const tag = canonicalLanguageTag(value);
-        if (!tag) {
-          ctx.addIssue({ code: "custom", message: "is not a BCP 47 language tag" });
-          return z.NEVER;
-        }
-        return tag;
-      })
-      .openapi({
-        type: ["string", "null"],
-        maxLength: 35,
-        pattern: SINGLE_LINE.source,
-        example: "en-GB",
-        description: "BCP 47 language tag",
-      }),
+    language: canonicalText(35, canonicalLanguageTag, "is not a BCP 47 language tag").openapi({
+      example: "en-GB",
+      description: "BCP 47 language tag",
+    }),
   })
   .openapi("BookInput");
 
@@ -110,8 +100,7 @@ export function toBook(row: BookRow): z.infer<typeof Book> {
             updatedAt: row.coverUpdatedAt.toISOString(),
           }
         : null,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    ...timestampsOf(row),
   };
 }
 

@@ -1,27 +1,20 @@
 import type { Context } from "hono";
 import { describeError } from "../../lib/error-handler";
-import { respondResource, respondWithList } from "../../lib/respond";
+import { resourceHandlers } from "../../lib/handler-shapes";
+import { respondResource } from "../../lib/respond";
 import type { AppBindings, AppRouteHandler } from "../../lib/types";
 import * as service from "../../services/qr-code-batches";
 import type * as routes from "./qr-code-batches.routes";
 import { QrCodeBatchList, QrCodeBatchResource, toQrCodeBatch } from "./qr-code-batches.schemas";
 
-export const listQrCodeBatchesOfBook: AppRouteHandler<typeof routes.listQrCodeBatchesOfBook> = (c) => {
-  const { db } = c.get("deps");
-  const { bookId } = c.req.valid("param");
-  return respondWithList(
-    c,
-    QrCodeBatchList,
-    c.req.valid("query"),
-    (window) => service.listQrCodeBatchesOfBook(db, bookId, window),
-    toQrCodeBatch,
-  );
-};
+const batches = resourceHandlers(QrCodeBatchList, toQrCodeBatch);
 
-export const getQrCodeBatch: AppRouteHandler<typeof routes.getQrCodeBatch> = async (c) => {
-  const batch = await service.getQrCodeBatch(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, QrCodeBatchResource, toQrCodeBatch(batch));
-};
+export const listQrCodeBatchesOfBook: AppRouteHandler<typeof routes.listQrCodeBatchesOfBook> =
+  batches.listUnder("bookId", service.listQrCodeBatchesOfBook);
+
+export const getQrCodeBatch: AppRouteHandler<typeof routes.getQrCodeBatch> = batches.byId(
+  service.getQrCodeBatch,
+);
 
 export const setQrCodeBatchEnabled: AppRouteHandler<typeof routes.setQrCodeBatchEnabled> = async (c) => {
   const { db, clock } = c.get("deps");

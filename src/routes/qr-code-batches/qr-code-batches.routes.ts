@@ -1,8 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { defineRoute } from "../../lib/define-route";
-import { IdParam, jsonBody } from "../../lib/openapi";
-import { resourceContent } from "../../lib/respond";
-import { getRoute, listRoute } from "../../lib/route-shapes";
+import { IdParam } from "../../lib/openapi";
+import * as shapes from "../../lib/route-shapes";
 import { qrCodeBatchSortFields } from "../../repositories/qr-code-batches";
 import { BookIdParam, EnableInput } from "../qr-codes/qr-codes.schemas";
 import { QrCodeBatchList, QrCodeBatchResource, SheetQuery } from "./qr-code-batches.schemas";
@@ -17,7 +16,7 @@ const downloadHeaders = {
   },
 };
 
-export const listQrCodeBatchesOfBook = listRoute("admin", {
+export const listQrCodeBatchesOfBook = shapes.listRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}/batches",
   operationId: "listQrCodeBatchesOfBook",
   summary: "List a book's print runs (QR code batches) with their counts",
@@ -29,7 +28,7 @@ export const listQrCodeBatchesOfBook = listRoute("admin", {
   returns: "The book's batches",
 });
 
-export const getQrCodeBatch = getRoute("admin", {
+export const getQrCodeBatch = shapes.getRoute("admin", {
   path: "/activation-qr-code/batch/{id}",
   operationId: "getQrCodeBatch",
   summary: "Get a print run (QR code batch) with its counts",
@@ -38,17 +37,16 @@ export const getQrCodeBatch = getRoute("admin", {
   returns: "The batch",
 });
 
-export const setQrCodeBatchEnabled = defineRoute("admin", {
-  method: "post",
+export const setQrCodeBatchEnabled = shapes.actionRoute("admin", {
   path: "/activation-qr-code/batch/{id}/en-disable",
   operationId: "setQrCodeBatchEnabled",
   summary: "Enable or disable every code of a print run at once",
   description:
     "One statement switches all the batch's codes; a disabled code cannot be redeemed (409 QR_CODE_DISABLED), activations already made stay.",
   tags,
-  request: { params: IdParam, body: jsonBody(EnableInput) },
-  errors: ["NOT_FOUND"],
-  responses: { 200: resourceContent(QrCodeBatchResource, "The batch with its new counts") },
+  input: EnableInput,
+  resource: QrCodeBatchResource,
+  returns: "The batch with its new counts",
 });
 
 export const getQrCodeBatchCsv = defineRoute("admin", {

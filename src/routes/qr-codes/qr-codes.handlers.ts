@@ -1,45 +1,25 @@
-import {
-  respondCount,
-  respondCreated,
-  respondList,
-  respondResource,
-  respondWithList,
-} from "../../lib/respond";
+import { countHandler, countUnderHandler, resourceHandlers } from "../../lib/handler-shapes";
+import { respondList, respondResource } from "../../lib/respond";
 import type { AppRouteHandler } from "../../lib/types";
 import * as service from "../../services/qr-codes";
 import type * as routes from "./qr-codes.routes";
 import { NullActivationsResource, QrCodeList, QrCodeResource, toQrCode } from "./qr-codes.schemas";
 
-export const listQrCodes: AppRouteHandler<typeof routes.listQrCodes> = (c) => {
-  const { db } = c.get("deps");
-  return respondWithList(
-    c,
-    QrCodeList,
-    c.req.valid("query"),
-    (window) => service.listQrCodes(db, window),
-    toQrCode,
-  );
-};
+const qrCodes = resourceHandlers(QrCodeList, toQrCode);
 
-export const countQrCodes: AppRouteHandler<typeof routes.countQrCodes> = async (c) => {
-  return respondCount(c, await service.countQrCodes(c.get("deps").db));
-};
+export const listQrCodes: AppRouteHandler<typeof routes.listQrCodes> = qrCodes.list(service.listQrCodes);
 
-export const listQrCodesOfBook: AppRouteHandler<typeof routes.listQrCodesOfBook> = (c) => {
-  const { db } = c.get("deps");
-  const { bookId } = c.req.valid("param");
-  return respondWithList(
-    c,
-    QrCodeList,
-    c.req.valid("query"),
-    (window) => service.listQrCodesOfBook(db, bookId, window),
-    toQrCode,
-  );
-};
+export const countQrCodes: AppRouteHandler<typeof routes.countQrCodes> = countHandler(service.countQrCodes);
 
-export const countQrCodesOfBook: AppRouteHandler<typeof routes.countQrCodesOfBook> = async (c) => {
-  return respondCount(c, await service.countQrCodesOfBook(c.get("deps").db, c.req.valid("param").bookId));
-};
+export const listQrCodesOfBook: AppRouteHandler<typeof routes.listQrCodesOfBook> = qrCodes.listUnder(
+  "bookId",
+  service.listQrCodesOfBook,
+);
+
+export const countQrCodesOfBook: AppRouteHandler<typeof routes.countQrCodesOfBook> = countUnderHandler(
+  "bookId",
+  service.countQrCodesOfBook,
+);
 
 export const getNullActivations: AppRouteHandler<typeof routes.getNullActivations> = async (c) => {
   const { bookId } = c.req.valid("param");
@@ -51,10 +31,7 @@ export const getNullActivations: AppRouteHandler<typeof routes.getNullActivation
   });
 };
 
-export const getQrCode: AppRouteHandler<typeof routes.getQrCode> = async (c) => {
-  const qrCode = await service.getQrCode(c.get("deps").db, c.req.valid("param").id);
-  return respondResource(c, QrCodeResource, toQrCode(qrCode));
-};
+export const getQrCode: AppRouteHandler<typeof routes.getQrCode> = qrCodes.byId(service.getQrCode);
 
 export const getQrCodeImage: AppRouteHandler<typeof routes.getQrCodeImage> = async (c) => {
   const { db, config } = c.get("deps");
@@ -96,12 +73,10 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
-export const createQrCode: AppRouteHandler<typeof routes.createQrCode> = async (c) => {
-  const { db, clock } = c.get("deps");
-  const qrCode = await service.createQrCode(db, c.req.valid("json"), clock.now());
-  c.header("Location", `/activation-qr-code/${qrCode.id}`);
-  return respondCreated(c, QrCodeResource, toQrCode(qrCode));
-};
+export const createQrCode: AppRouteHandler<typeof routes.createQrCode> = qrCodes.create(
+  service.createQrCode,
+  "/activation-qr-code",
+);
 
 export const createQrCodeBatch: AppRouteHandler<typeof routes.createQrCodeBatch> = async (c) => {
   const { db, clock } = c.get("deps");

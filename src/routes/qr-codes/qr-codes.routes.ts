@@ -1,20 +1,10 @@
 import { defineRoute } from "../../lib/define-route";
 import { IdParam, jsonBody } from "../../lib/openapi";
 import { listContent, resourceContent } from "../../lib/respond";
-import { countRoute, getRoute, listRoute } from "../../lib/route-shapes";
+import * as shapes from "../../lib/route-shapes";
 import { listHeaders } from "../../lib/sort-and-page";
 import { qrCodeSortFields } from "../../repositories/qr-codes";
-import {
-  BookIdParam,
-  EnableInput,
-  IfNoneMatchHeader,
-  NullActivationsResource,
-  QrCodeBatchInput,
-  QrCodeInput,
-  QrCodeList,
-  QrCodeResource,
-  QrImageQuery,
-} from "./qr-codes.schemas";
+import * as schemas from "./qr-codes.schemas";
 
 const tags = ["Activation QR code"];
 
@@ -35,41 +25,41 @@ const notModified = {
   headers: { ...etagHeader, ...cacheControlHeader },
 };
 
-export const listQrCodes = listRoute("admin", {
+export const listQrCodes = shapes.listRoute("admin", {
   path: "/activation-qr-code",
   operationId: "listActivationQrCodes",
   summary: "List all activation QR codes",
   tags,
-  list: QrCodeList,
+  list: schemas.QrCodeList,
   sortFields: qrCodeSortFields,
   returns: "The codes",
 });
 
-export const countQrCodes = countRoute("admin", {
+export const countQrCodes = shapes.countRoute("admin", {
   path: "/activation-qr-code/count",
   operationId: "countActivationQrCodes",
   summary: "Count activation QR codes",
   tags,
 });
 
-export const listQrCodesOfBook = listRoute("admin", {
+export const listQrCodesOfBook = shapes.listRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}",
   operationId: "listActivationQrCodesOfBook",
   summary: "List a book's activation QR codes",
   tags,
-  params: BookIdParam,
+  params: schemas.BookIdParam,
   errors: ["NOT_FOUND"],
-  list: QrCodeList,
+  list: schemas.QrCodeList,
   sortFields: qrCodeSortFields,
   returns: "The book's codes",
 });
 
-export const countQrCodesOfBook = countRoute("admin", {
+export const countQrCodesOfBook = shapes.countRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}/count",
   operationId: "countActivationQrCodesOfBook",
   summary: "Count a book's activation QR codes",
   tags,
-  params: BookIdParam,
+  params: schemas.BookIdParam,
   errors: ["NOT_FOUND"],
 });
 
@@ -81,17 +71,19 @@ export const getNullActivations = defineRoute("admin", {
   description:
     "The codes that were never redeemed. A code whose activations were all deleted is not among them, although its activationCount is back to 0.",
   tags,
-  request: { params: BookIdParam },
+  request: { params: schemas.BookIdParam },
   errors: ["NOT_FOUND"],
-  responses: { 200: resourceContent(NullActivationsResource, "The unused codes and how many there are") },
+  responses: {
+    200: resourceContent(schemas.NullActivationsResource, "The unused codes and how many there are"),
+  },
 });
 
-export const getQrCode = getRoute("admin", {
+export const getQrCode = shapes.getRoute("admin", {
   path: "/activation-qr-code/{id}",
   operationId: "getActivationQrCode",
   summary: "Get an activation QR code",
   tags,
-  resource: QrCodeResource,
+  resource: schemas.QrCodeResource,
   returns: "The code",
 });
 
@@ -103,7 +95,7 @@ export const getQrCodeImage = defineRoute("admin", {
   description:
     "Content: QR_PAYLOAD_TEMPLATE with `{code}` replaced (default: the bare code). Error correction M, quiet zone of 4 modules. `ETag`; a re-fetch with `If-None-Match` gets 304.",
   tags,
-  request: { params: IdParam, query: QrImageQuery, headers: IfNoneMatchHeader },
+  request: { params: IdParam, query: schemas.QrImageQuery, headers: schemas.IfNoneMatchHeader },
   errors: ["NOT_FOUND"],
   responses: {
     200: {
@@ -123,7 +115,7 @@ export const getQrCodeSvg = defineRoute("admin", {
   description:
     "The same symbol as the PNG — content QR_PAYLOAD_TEMPLATE with `{code}` replaced, error correction M — drawn as vector rectangles on a white square that includes the quiet zone of 4 modules. The viewBox counts modules, so the symbol scales to any print size without loss. `ETag`; a re-fetch with `If-None-Match` gets 304.",
   tags,
-  request: { params: IdParam, headers: IfNoneMatchHeader },
+  request: { params: IdParam, headers: schemas.IfNoneMatchHeader },
   errors: ["NOT_FOUND"],
   responses: {
     200: {
@@ -141,20 +133,16 @@ export const getQrCodeSvg = defineRoute("admin", {
   },
 });
 
-export const createQrCode = defineRoute("admin", {
-  method: "post",
+export const createQrCode = shapes.creationRoute("admin", {
   path: "/activation-qr-code",
   operationId: "createActivationQrCode",
   summary: "Make an activation QR code",
   description: "The code itself is made by the server: 80 random bits in Crockford base32.",
   tags,
-  request: { body: jsonBody(QrCodeInput) },
-  responses: {
-    201: {
-      ...resourceContent(QrCodeResource, "The new code"),
-      headers: { Location: { description: "URL of the new code", schema: { type: "string" } } },
-    },
-  },
+  input: schemas.QrCodeInput,
+  resource: schemas.QrCodeResource,
+  returns: "The new code",
+  location: "URL of the new code",
 });
 
 export const createQrCodeBatch = defineRoute("admin", {
@@ -165,24 +153,23 @@ export const createQrCodeBatch = defineRoute("admin", {
   description:
     "All or none: the codes are made in one transaction. Answered as a list (HAL rel `activationQrCodes`).",
   tags,
-  request: { body: jsonBody(QrCodeBatchInput) },
+  request: { body: jsonBody(schemas.QrCodeBatchInput) },
   responses: {
     // A whole list, never paged: X-Total-Count without Link.
     201: {
-      ...listContent(QrCodeList, "The new codes"),
+      ...listContent(schemas.QrCodeList, "The new codes"),
       headers: { "X-Total-Count": listHeaders["X-Total-Count"] },
     },
   },
 });
 
-export const setQrCodeEnabled = defineRoute("admin", {
-  method: "post",
+export const setQrCodeEnabled = shapes.actionRoute("admin", {
   path: "/activation-qr-code/{id}/en-disable",
   operationId: "setActivationQrCodeEnabled",
   summary: "Enable or disable an activation QR code",
   description: "A disabled code cannot be redeemed (409 QR_CODE_DISABLED); activations made from it stay.",
   tags,
-  request: { params: IdParam, body: jsonBody(EnableInput) },
-  errors: ["NOT_FOUND"],
-  responses: { 200: resourceContent(QrCodeResource, "The code") },
+  input: schemas.EnableInput,
+  resource: schemas.QrCodeResource,
+  returns: "The code",
 });

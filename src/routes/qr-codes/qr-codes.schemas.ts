@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { RangeHeaders } from "../../lib/download-docs";
 import { halList, halResource } from "../../lib/hal";
-import { Id, optionalText, Timestamp } from "../../lib/openapi";
+import { Id, optionalText, Timestamp, timestamps, timestampsOf } from "../../lib/openapi";
 import type { QrCodeRow } from "../../repositories/qr-codes";
 
 export const BookIdParam = z.object({
@@ -26,8 +26,7 @@ export const ActivationQrCode = z
       .openapi({ example: 0, description: "Activations made from it; equal to maxActivations when used up" }),
     label: z.string().nullable().openapi({ example: "First print, 2026" }),
     expiresAt: Timestamp.nullable().openapi({ description: "null: never" }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    ...timestamps,
   })
   .openapi("ActivationQrCode");
 
@@ -99,8 +98,7 @@ export function toQrCode(row: QrCodeRow): z.infer<typeof ActivationQrCode> {
     activationCount: row.activationCount,
     label: row.label,
     expiresAt: row.expiresAt?.toISOString() ?? null,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    ...timestampsOf(row),
   };
 }
 

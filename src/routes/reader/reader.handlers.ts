@@ -1,7 +1,8 @@
 // The reader's views. Each answers with a fixed number of queries however many books there are:
 // one query joins book, the caller's activation and the newest version; a paged list adds one
 // for its total. The unsorted, unpaged forms the app asks for all the time are prepared.
-import { respondCount, respondResource, respondWithList } from "../../lib/respond";
+import { countUnderHandler, resourceHandlers } from "../../lib/handler-shapes";
+import { respondResource } from "../../lib/respond";
 import type { AppRouteHandler } from "../../lib/types";
 import * as activations from "../../services/activations";
 import * as reader from "../../services/reader";
@@ -15,31 +16,20 @@ import {
   toMyBook,
 } from "./reader.schemas";
 
-export const listMyBooks: AppRouteHandler<typeof routes.listMyBooks> = (c) => {
-  const { db } = c.get("deps");
-  const { userUuid } = c.get("principal");
-  return respondWithList(
-    c,
-    MyBookList,
-    c.req.valid("query"),
-    (window) => reader.listMyBooks(db, userUuid, window),
-    toMyBook,
-  );
-};
+const myBooks = resourceHandlers(MyBookList, toMyBook);
+const booksWithVersionAndActivation = resourceHandlers(
+  BookWithVersionAndActivationList,
+  toBookWithVersionAndActivation,
+);
+const bookActivations = resourceHandlers(ActivationList, toActivation);
+
+export const listMyBooks: AppRouteHandler<typeof routes.listMyBooks> = myBooks.listOfCaller(
+  reader.listMyBooks,
+);
 
 export const listBooksWithVersionAndActivation: AppRouteHandler<
   typeof routes.listBooksWithVersionAndActivation
-> = (c) => {
-  const { db } = c.get("deps");
-  const { userUuid } = c.get("principal");
-  return respondWithList(
-    c,
-    BookWithVersionAndActivationList,
-    c.req.valid("query"),
-    (window) => reader.listBooksWithVersionAndActivation(db, userUuid, window),
-    toBookWithVersionAndActivation,
-  );
-};
+> = booksWithVersionAndActivation.listOfCaller(reader.listBooksWithVersionAndActivation);
 
 export const getBookWithVersionAndActivation: AppRouteHandler<
   typeof routes.getBookWithVersionAndActivation
@@ -52,18 +42,8 @@ export const getBookWithVersionAndActivation: AppRouteHandler<
   return respondResource(c, BookWithVersionAndActivationResource, toBookWithVersionAndActivation(row));
 };
 
-export const listActivationsOfBook: AppRouteHandler<typeof routes.listActivationsOfBook> = (c) => {
-  const { db } = c.get("deps");
-  const { id } = c.req.valid("param");
-  return respondWithList(
-    c,
-    ActivationList,
-    c.req.valid("query"),
-    (window) => activations.listActivationsOfBook(db, id, window),
-    toActivation,
-  );
-};
+export const listActivationsOfBook: AppRouteHandler<typeof routes.listActivationsOfBook> =
+  bookActivations.listUnder("id", activations.listActivationsOfBook);
 
-export const countActivationsOfBook: AppRouteHandler<typeof routes.countActivationsOfBook> = async (c) => {
-  return respondCount(c, await activations.countActivationsOfBook(c.get("deps").db, c.req.valid("param").id));
-};
+export const countActivationsOfBook: AppRouteHandler<typeof routes.countActivationsOfBook> =
+  countUnderHandler("id", activations.countActivationsOfBook);

@@ -1,48 +1,44 @@
 import { IdParam } from "../../lib/openapi";
-import { countRoute, getRoute, listRoute } from "../../lib/route-shapes";
+import * as shapes from "../../lib/route-shapes";
 import { activationSortFields, myBookSortFields } from "../../repositories/activations";
 import { bookSortFields } from "../../repositories/books";
 import { ActivationList } from "../activations/activations.schemas";
-import {
-  BookWithVersionAndActivationList,
-  BookWithVersionAndActivationResource,
-  MyBookList,
-} from "./reader.schemas";
+import * as schemas from "./reader.schemas";
 
 const tags = ["Book"];
 
-export const listMyBooks = listRoute("user", {
+export const listMyBooks = shapes.listRoute("user", {
   path: "/book/my-books",
   operationId: "listMyBooks",
   summary: "The caller's books",
   description: "Each book the caller holds, with its newest version; newest activation first unless sorted.",
   tags,
-  list: MyBookList,
+  list: schemas.MyBookList,
   sortFields: myBookSortFields,
   returns: "The caller's books",
 });
 
-export const listBooksWithVersionAndActivation = listRoute("user", {
+export const listBooksWithVersionAndActivation = shapes.listRoute("user", {
   path: "/book/all-books-with-version-and-activation",
   operationId: "listBooksWithVersionAndActivation",
   summary: "Every book with its newest version and the caller's activation",
   description: "`activation` is the caller's, or null.",
   tags,
-  list: BookWithVersionAndActivationList,
+  list: schemas.BookWithVersionAndActivationList,
   sortFields: bookSortFields,
   returns: "Every book",
 });
 
-export const getBookWithVersionAndActivation = getRoute("user", {
+export const getBookWithVersionAndActivation = shapes.getRoute("user", {
   path: "/book/{id}/with-version-and-activation",
   operationId: "getBookWithVersionAndActivation",
   summary: "A book with its newest version and the caller's activation",
   tags,
-  resource: BookWithVersionAndActivationResource,
+  resource: schemas.BookWithVersionAndActivationResource,
   returns: "The book",
 });
 
-export const listActivationsOfBook = listRoute("admin", {
+export const listActivationsOfBook = shapes.listRoute("admin", {
   path: "/book/{id}/activations",
   operationId: "listActivationsOfBook",
   summary: "List the activations of a book",
@@ -54,7 +50,7 @@ export const listActivationsOfBook = listRoute("admin", {
   returns: "The book's activations",
 });
 
-export const countActivationsOfBook = countRoute("admin", {
+export const countActivationsOfBook = shapes.countRoute("admin", {
   path: "/book/{id}/activations/count",
   operationId: "countActivationsOfBook",
   summary: "Count the activations of a book",

@@ -1,5 +1,5 @@
-import { createRouter } from "../../lib/create-router";
+import { createResourceRouter } from "../../lib/create-router";
 import * as handlers from "./service.handlers";
 import * as routes from "./service.routes";
 
-export const serviceRouter = createRouter().openapi(routes.health, handlers.health);
+export const serviceRouter = createResourceRouter(routes, handlers);

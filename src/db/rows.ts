@@ -1,0 +1,145 @@
+// What every resource's repository does with its own table: insert a row; find, update or delete
+// one by id; count; list a window of them; and the prepared look-ups of the hot reads. Each is one
+// statement, and the writes go through queuedWrite like every other write.
+import { type AnyColumn, count, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { Database } from "#db";
+import type { ListWindow } from "../lib/sort-and-page";
+import { orderByOf, paged } from "./order-by";
+import { preparedPer, prepareNamed, rowsOf } from "./prepared";
+import { queuedWrite } from "./transaction";
+
+type Tables = Database["tables"];
+type AnyTable = Tables[keyof Tables];
+
+/** The tables keyed by a numeric `id`. */
+type KeyedTable = {
+  [K in keyof Tables]: Tables[K]["$inferSelect"] extends { id: number } ? Tables[K] : never;
+}[keyof Tables];
+type RowOf<T extends AnyTable> = T["$inferSelect"];
+type InsertOf<T extends AnyTable> = T["$inferInsert"];
+/** A list sorts by the names of its table's columns. */
+type ColumnOf<T extends AnyTable> = keyof T["_"]["columns"] & string;
+
+/** The part of Drizzle's query builder the helpers use, for a table whose rows are `Row`. */
+interface RowQueries<Row, Insert> {
+  insert(table: AnyTable): { values(values: Insert): Returning<Row> };
+  update(table: AnyTable): { set(fields: Partial<Insert>): { where(condition: SQL): Returning<Row> } };
+  delete(table: AnyTable): { where(condition: SQL): Returning<Row> };
+  select(): { from(table: AnyTable): { where(condition: SQL | undefined): Selection<Row> } };
+}
+interface Returning<Row> {
+  returning(): Promise<Row[]>;
+}
+interface Selection<Row> extends Promise<Row[]> {
+  orderBy(...terms: SQL[]): { $dynamic(): Paged<Row> };
+  prepare(name: string): { execute(values: Record<string, unknown>): PromiseLike<Row[]> | { sync(): Row[] } };
+}
+interface Paged<Row> extends Promise<Row[]> {
+  limit(limit: number): { offset(offset: number): unknown };
+}
+
+/**
+ * Drizzle types its builders per table, which TypeScript cannot work out for a table that is a type
+ * parameter `T`; for every concrete table they take `T`'s inserts and answer `T`'s rows, as this says.
+ */
+function queriesOf<T extends AnyTable>(db: Database): RowQueries<RowOf<T>, InsertOf<T>> {
+  return db.orm as unknown as RowQueries<RowOf<T>, InsertOf<T>>;
+}
+
+/** INSERT … RETURNING: the row as stored. */
+export async function insertRow<T extends AnyTable>(
+  db: Database,
+  table: T,
+  values: InsertOf<T>,
+): Promise<RowOf<T>> {
+  const [row] = await queuedWrite(db, () => queriesOf<T>(db).insert(table).values(values).returning());
+  return row!;
+}
+
+/** The row with this id, or undefined. */
+export async function findById<T extends KeyedTable>(
+  db: Database,
+  table: T,
+  id: number,
+): Promise<RowOf<T> | undefined> {
+  // A key lookup needs no `.limit(1)` (a bound LIMIT costs SQLite a re-prepare).
+  const [row] = await queriesOf<T>(db).select().from(table).where(eq(table.id, id));
+  return row;
+}
+
+/**
+ * A look-up of one row of `table` by `key`, a unique column, prepared once per query builder (as
+ * `name` on Postgres): for the hot reads. No `.limit(1)`: a bound LIMIT costs SQLite a re-prepare.
+ */
+export function preparedFindBy<
+  N extends keyof Tables,
+  K extends ColumnOf<Tables[N]> & keyof RowOf<Tables[N]>,
+>(
+  table: N,
+  key: K,
+  name: string,
+): (db: Database, value: RowOf<Tables[N]>[K]) => Promise<RowOf<Tables[N]> | undefined> {
+  const statement = preparedPer((db) => {
+    const columns: Record<string, AnyColumn> = getTableColumns(db.tables[table]);
+    const query = queriesOf<Tables[N]>(db)
+      .select()
+      .from(db.tables[table])
+      .where(eq(columns[key]!, sql.placeholder("value")));
+    return prepareNamed(query, name);
+  });
+  return async (db, value) => {
+    const [row] = await rowsOf(statement(db).execute({ value }));
+    return row;
+  };
+}
+
+/** UPDATE … WHERE id RETURNING: the updated row, or undefined when there is no such id. */
+export async function updateById<T extends KeyedTable>(
+  db: Database,
+  table: T,
+  id: number,
+  fields: Partial<InsertOf<T>>,
+): Promise<RowOf<T> | undefined> {
+  const [row] = await queuedWrite(db, () =>
+    queriesOf<T>(db).update(table).set(fields).where(eq(table.id, id)).returning(),
+  );
+  return row;
+}
+
+/** DELETE … WHERE id RETURNING: the deleted row, or undefined when there is no such id. */
+export async function deleteById<T extends KeyedTable>(
+  db: Database,
+  table: T,
+  id: number,
+): Promise<RowOf<T> | undefined> {
+  const [row] = await queuedWrite(db, () =>
+    queriesOf<T>(db).delete(table).where(eq(table.id, id)).returning(),
+  );
+  return row;
+}
+
+/** How many rows the table has, or how many of them `where` keeps. */
+export async function countRows(db: Database, table: AnyTable, where?: SQL): Promise<number> {
+  const [row] = await db.orm.select({ n: count() }).from(table).where(where);
+  return Number(row?.n ?? 0);
+}
+
+/** The rows `where` keeps (all without it), in the window's order (then by id) and page. */
+export function listRows<T extends KeyedTable>(
+  db: Database,
+  table: T,
+  window: ListWindow<ColumnOf<T>>,
+  where?: SQL,
+): Promise<RowOf<T>[]> {
+  const columns: Record<string, AnyColumn> = getTableColumns(table);
+  const orderBy = orderByOf(window, columns, table.id);
+  return paged(
+    queriesOf<T>(db)
+      .select()
+      .from(table)
+      .where(where)
+      .orderBy(...orderBy)
+      .$dynamic(),
+    window,
+  );
+}

@@ -1,0 +1,14 @@
+import { z } from "@hono/zod-openapi";
+
+export const Health = z
+  .object({
+    status: z.enum(["ok", "unavailable"]).openapi({ example: "ok" }),
+    database: z
+      .enum(["ok", "unavailable"])
+      .openapi({ example: "ok", description: "The database can be reached and written" }),
+    store: z.enum(["ok", "unavailable"]).openapi({ example: "ok" }),
+    storage: z
+      .enum(["ok", "unavailable"])
+      .openapi({ example: "ok", description: "The data volume is writable and not full" }),
+  })
+  .openapi("Health");
