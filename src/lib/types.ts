@@ -4,7 +4,7 @@ import type { Deps } from "./deps";
 
 /**
  * What a request carries through the app. Open for extension: the services container adds its
- * own entry where it is defined (services/container.ts), so this file needs nothing above lib.
+ * own entry where it is defined (the container module), so this file needs nothing above lib.
  */
 export interface AppVariables {
   requestId: string;
