@@ -45,12 +45,16 @@ const CONNECTIONS = 32;
 // ---------------------------------------------------------------------------------------------
 // Orchestration
 
-const SCENARIOS = [
+const ALL_SCENARIOS = [
   { name: "GET /book/my-books", mode: "mybooks", target: 0.75 },
   { name: "GET /book/{id}", mode: "book", target: 0.7 },
   { name: "POST /activation/by-qr-code", mode: "redeem", target: 0.5 },
 ] as const;
-type Scenario = (typeof SCENARIOS)[number];
+type Scenario = (typeof ALL_SCENARIOS)[number];
+/** `BENCH_ONLY=book,redeem` runs those scenarios alone (a quicker look while working on one). */
+const SCENARIOS: readonly Scenario[] = process.env.BENCH_ONLY
+  ? ALL_SCENARIOS.filter((s) => process.env.BENCH_ONLY!.split(",").includes(s.mode))
+  : ALL_SCENARIOS;
 
 /** A server under load: its base URL, its pid (for CPU time) and the codes only it redeems. */
 interface Target {
