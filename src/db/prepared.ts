@@ -1,6 +1,7 @@
 // Prepared statements shared by both dialects: the hot reads (the session of every authenticated
 // request, the records behind the reader's views) build their SQL once, not per request.
 import type { Database } from "#db";
+import { rowMapperOf, type Selection } from "./row-mapper";
 
 /**
  * Drizzle's query builders take no name for `.prepare()` on SQLite and one on Postgres; this
@@ -27,12 +28,55 @@ export function preparedPer<S>(build: (db: Database) => S): (db: Database) => S 
   };
 }
 
+/** A statement Drizzle has prepared: `execute()` gives its mapped rows on either dialect. */
+interface PreparedStatement {
+  execute(placeholders?: Record<string, unknown>): PromiseLike<unknown> | { sync(): unknown };
+}
+
+/** The rows a prepared statement's `execute()` gives. */
+type RowsOf<P extends PreparedStatement> =
+  Awaited<ReturnType<P["execute"]>> extends readonly (infer Row)[] ? Row : never;
+
+/** A prepared statement with the mapper of its value arrays (row-mapper.ts). */
+export interface PreparedRows<Row> {
+  statement: PreparedStatement;
+  mapRow: (values: unknown[]) => unknown;
+  /** Only carries the row type. */
+  readonly row?: Row;
+}
+
 /**
- * The rows of a prepared statement's `execute()`. On SQLite, bun:sqlite answers synchronously,
- * and Drizzle hands the rows over through `.sync()`; awaiting its QueryPromise instead costs an
- * async `execute` and two promise hops, on the session lookup of every authenticated request.
- * On Postgres the rows come over the network: the promise itself.
+ * prepareNamed for a statement whose rows are read often: `selection` is what it selects (or
+ * returns), in the order the query names it, for the mapper rowsOf uses on SQLite.
  */
-export function rowsOf<T>(executed: PromiseLike<T> | { sync(): T }): T | PromiseLike<T> {
-  return "sync" in executed ? executed.sync() : executed;
+export function prepareRows<Q extends { prepare: (...args: never[]) => PreparedStatement }>(
+  query: Q,
+  name: string,
+  selection: Selection,
+): PreparedRows<RowsOf<ReturnType<Q["prepare"]>>> {
+  return { statement: prepareNamed(query, name), mapRow: rowMapperOf(selection) };
+}
+
+/**
+ * The rows of a prepared statement. On SQLite, bun:sqlite answers synchronously: the value
+ * arrays (Drizzle's `values()`), built into rows by the statement's own mapper rather than by
+ * Drizzle's generic one, and no promise. On Postgres the rows come over the network, where
+ * Drizzle's mapping is a small part of their time: `execute()` as it is.
+ */
+export function rowsOf<Row>(
+  db: Database,
+  prepared: PreparedRows<Row>,
+  placeholders: Record<string, unknown> = {},
+): Row[] | Promise<Row[]> {
+  const { statement, mapRow } = prepared;
+  if (db.dialect === "sqlite") {
+    const values = (statement as unknown as SqliteValues).values(placeholders);
+    return values.map(mapRow) as Row[];
+  }
+  return statement.execute(placeholders) as Promise<Row[]>;
+}
+
+/** Drizzle's SQLite prepared statements also give their rows as value arrays. */
+interface SqliteValues {
+  values(placeholders: Record<string, unknown>): unknown[][];
 }

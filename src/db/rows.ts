@@ -5,7 +5,7 @@ import { type AnyColumn, count, eq, getTableColumns, type SQL, sql } from "drizz
 import type { Database } from "#db";
 import type { ListWindow } from "../lib/sort-and-page";
 import { orderByOf, paged } from "./order-by";
-import { preparedPer, prepareNamed, rowsOf } from "./prepared";
+import { preparedPer, prepareRows, rowsOf } from "./prepared";
 import { queuedWrite } from "./transaction";
 
 type Tables = Database["tables"];
@@ -85,10 +85,10 @@ export function preparedFindBy<
       .select()
       .from(db.tables[table])
       .where(eq(columns[key]!, sql.placeholder("value")));
-    return prepareNamed(query, name);
+    return prepareRows(query, name, db.tables[table]);
   });
   return async (db, value) => {
-    const [row] = await rowsOf(statement(db).execute({ value }));
+    const [row] = await rowsOf(db, statement(db), { value });
     return row;
   };
 }

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { orderByOf, paged } from "../db/order-by";
-import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
+import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { countRows, deleteById, findById, listRows, updateById } from "../db/rows";
 import type { ListWindow } from "../lib/sort-and-page";
 import type { BookVersionRow } from "./book-versions";
@@ -70,7 +70,7 @@ const activationOfUserStatement = preparedPer((db) => {
         eq(activation.bookId, sql.placeholder("bookId")),
       ),
     );
-  return prepareNamed(query, "activation_of_user");
+  return prepareRows(query, "activation_of_user", activation);
 });
 
 export async function findActivationOfUser(
@@ -78,7 +78,7 @@ export async function findActivationOfUser(
   userUuid: string,
   bookId: number,
 ): Promise<ActivationRow | undefined> {
-  const [row] = await rowsOf(activationOfUserStatement(db).execute({ userUuid, bookId }));
+  const [row] = await rowsOf(db, activationOfUserStatement(db), { userUuid, bookId });
   return row;
 }
 
@@ -96,7 +96,7 @@ const insertActivationStatement = preparedPer((db) => {
       updatedAt: now,
     })
     .returning();
-  return prepareNamed(query, "insert_activation");
+  return prepareRows(query, "insert_activation", activation);
 });
 
 export async function insertActivation(
@@ -104,9 +104,11 @@ export async function insertActivation(
   fields: ActivationFields,
   now: Date,
 ): Promise<ActivationRow> {
-  const [row] = await rowsOf(
-    insertActivationStatement(db).execute({ ...fields, qrCodeId: fields.qrCodeId ?? null, now }),
-  );
+  const [row] = await rowsOf(db, insertActivationStatement(db), {
+    ...fields,
+    qrCodeId: fields.qrCodeId ?? null,
+    now,
+  });
   return row!;
 }
 
@@ -144,10 +146,15 @@ export interface HeldBookRow extends BookWithActivationRow {
   activation: ActivationRow;
 }
 
+/** A shelf entry's tables, in the order the row's values come (row-mapper.ts). */
+function heldBookSelection({ tables: { activation, book, bookVersion } }: Database) {
+  return { activation, book, newestVersion: bookVersion };
+}
+
 function heldBooksQuery(db: Database, userUuid: string | Placeholder) {
   const { activation, book, bookVersion } = db.tables;
   return db.orm
-    .select({ activation, book, newestVersion: bookVersion })
+    .select(heldBookSelection(db))
     .from(activation)
     .innerJoin(book, eq(book.id, activation.bookId))
     .leftJoin(bookVersion, isNewestVersion(db))
@@ -163,7 +170,7 @@ function newestActivationFirst({ tables: { activation } }: Database): SQL[] {
 /** A reader's shelf, newest activation first: what the app asks for on every start. */
 const heldBooksStatement = preparedPer((db) => {
   const query = heldBooksQuery(db, sql.placeholder("userUuid")).orderBy(...newestActivationFirst(db));
-  return prepareNamed(query, "held_books");
+  return prepareRows(query, "held_books", heldBookSelection(db));
 });
 
 /** The shelf's sortable fields: the activation's time and the book's title. */
@@ -188,12 +195,17 @@ export async function listHeldBooks(
 ): Promise<HeldBookRow[]> {
   const unsorted = window.sort.length === 0;
   if (unsorted && window.limit === undefined) {
-    return rowsOf(heldBooksStatement(db).execute({ userUuid }));
+    return rowsOf(db, heldBooksStatement(db), { userUuid });
   }
   const orderBy = unsorted
     ? newestActivationFirst(db)
     : orderByOf(window, myBookSortColumns(db.tables), db.tables.activation.id);
   return paged(heldBooksQuery(db, userUuid).orderBy(...orderBy), window);
+}
+
+/** A book-with-activation row's tables, in the order the row's values come (row-mapper.ts). */
+function bookWithActivationSelection({ tables: { activation, book, bookVersion } }: Database) {
+  return { book, activation, newestVersion: bookVersion };
 }
 
 /**
@@ -203,7 +215,7 @@ export async function listHeldBooks(
 function booksWithActivationQuery(db: Database, userUuid: string | Placeholder) {
   const { activation, book, bookVersion } = db.tables;
   return db.orm
-    .select({ book, activation, newestVersion: bookVersion })
+    .select(bookWithActivationSelection(db))
     .from(book)
     .leftJoin(activation, and(eq(activation.bookId, book.id), eq(activation.userUuid, userUuid)))
     .leftJoin(bookVersion, isNewestVersion(db))
@@ -212,14 +224,14 @@ function booksWithActivationQuery(db: Database, userUuid: string | Placeholder) 
 
 const allBooksWithActivationStatement = preparedPer((db) => {
   const query = booksWithActivationQuery(db, sql.placeholder("userUuid")).orderBy(asc(db.tables.book.id));
-  return prepareNamed(query, "all_books_with_activation");
+  return prepareRows(query, "all_books_with_activation", bookWithActivationSelection(db));
 });
 
 const bookWithActivationStatement = preparedPer((db) => {
   const query = booksWithActivationQuery(db, sql.placeholder("userUuid")).where(
     eq(db.tables.book.id, sql.placeholder("bookId")),
   );
-  return prepareNamed(query, "book_with_activation");
+  return prepareRows(query, "book_with_activation", bookWithActivationSelection(db));
 });
 
 /**
@@ -232,7 +244,7 @@ export async function listBooksWithActivation(
   window: ListWindow<BookSortField>,
 ): Promise<BookWithActivationRow[]> {
   if (window.sort.length === 0 && window.limit === undefined) {
-    return rowsOf(allBooksWithActivationStatement(db).execute({ userUuid }));
+    return rowsOf(db, allBooksWithActivationStatement(db), { userUuid });
   }
   const orderBy = orderByOf(window, db.tables.book, db.tables.book.id);
   return paged(booksWithActivationQuery(db, userUuid).orderBy(...orderBy), window);
@@ -244,6 +256,6 @@ export async function findBookWithActivation(
   userUuid: string,
   bookId: number,
 ): Promise<BookWithActivationRow | undefined> {
-  const [row] = await rowsOf(bookWithActivationStatement(db).execute({ userUuid, bookId }));
+  const [row] = await rowsOf(db, bookWithActivationStatement(db), { userUuid, bookId });
   return row;
 }

@@ -1,6 +1,6 @@
 import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
+import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { queuedWrite } from "../db/transaction";
 
 export type AdminGrantRow = Database["tables"]["adminGrant"]["$inferSelect"];
@@ -12,11 +12,11 @@ const grantOfStatement = preparedPer((db) => {
     .select({ userUuid: adminGrant.userUuid })
     .from(adminGrant)
     .where(eq(adminGrant.userUuid, sql.placeholder("uuid")));
-  return prepareNamed(query, "admin_grant_of");
+  return prepareRows(query, "admin_grant_of", { userUuid: adminGrant.userUuid });
 });
 
 export async function hasAdminGrant(db: Database, userUuid: string): Promise<boolean> {
-  const rows = await rowsOf(grantOfStatement(db).execute({ uuid: userUuid }));
+  const rows = await rowsOf(db, grantOfStatement(db), { uuid: userUuid });
   return rows.length > 0;
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
+import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { countRows, findById, listRows, preparedFindBy, updateById } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
 import type { ListWindow } from "../lib/sort-and-page";
@@ -108,11 +108,11 @@ const consumeActivationStatement = preparedPer((db) => {
       ),
     )
     .returning({ id: q.id });
-  return prepareNamed(query, "consume_activation");
+  return prepareRows(query, "consume_activation", { id: q.id });
 });
 
 export async function consumeActivation(db: Database, id: number, now: Date): Promise<boolean> {
-  const rows = await rowsOf(consumeActivationStatement(db).execute({ id, now }));
+  const rows = await rowsOf(db, consumeActivationStatement(db), { id, now });
   return rows.length === 1;
 }
 

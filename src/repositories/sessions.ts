@@ -1,6 +1,6 @@
 import { and, eq, lte, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { preparedPer, prepareNamed, rowsOf } from "../db/prepared";
+import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { queuedWrite } from "../db/transaction";
 
 export type SessionRow = Database["tables"]["userSession"]["$inferSelect"];
@@ -25,11 +25,11 @@ const findSessionStatement = preparedPer((db) => {
     // No `.limit(1)` on a key lookup: Drizzle binds the limit as a parameter, and a bound LIMIT
     // makes SQLite re-prepare the statement on every run (~3 µs of the ~5 µs it costs).
     .where(eq(userSession.id, sql.placeholder("id")));
-  return prepareNamed(query, "find_session");
+  return prepareRows(query, "find_session", userSession);
 });
 
 export async function findSession(db: Database, id: string): Promise<SessionRow | undefined> {
-  const [row] = await rowsOf(findSessionStatement(db).execute({ id }));
+  const [row] = await rowsOf(db, findSessionStatement(db), { id });
   return row;
 }
 
