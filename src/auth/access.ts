@@ -49,8 +49,10 @@ export async function authorize(
   if (level === "admin" && !isAdmin(principal)) throw forbidden("This endpoint is for admins.");
   // `owner` routes that name the user in the path are decided here; the others by the handler.
   // A path user that is not a UUID is the parameter check's 400, not someone else's 403.
-  const pathUser = c.req.param("userUUID");
-  if (level === "owner" && pathUser !== undefined && UUID.test(pathUser)) assertOwner(principal, pathUser);
+  if (level === "owner") {
+    const pathUser = c.req.param("userUUID");
+    if (pathUser !== undefined && UUID.test(pathUser)) assertOwner(principal, pathUser);
+  }
   c.set("principal", principal);
   return principal;
 }

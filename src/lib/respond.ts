@@ -25,6 +25,13 @@ import type { AppBindings } from "./types";
  * TypeScript cannot relate to a generic schema's output inside a generic helper; the helpers'
  * signatures carry the check to every handler instead, and this is the one place it is asserted.
  */
+/**
+ * The media types of API.md §1, charset included: given to `c.json` here, the response is made
+ * with them, not relabelled by the request frame afterwards.
+ */
+const JSON_BODY = { "Content-Type": `${JSON_CONTENT_TYPE}; charset=UTF-8` };
+const HAL_BODY = { "Content-Type": `${HAL_CONTENT_TYPE}; charset=UTF-8` };
+
 function typed<R extends TypedResponse<unknown, 200 | 201, "json">>(response: Response): R {
   return response as unknown as R;
 }
@@ -96,8 +103,8 @@ function answerResource<S extends z.ZodObject, H extends z.ZodObject, Status ext
   item: z.output<S>,
   status: Status,
 ): ResourceResponse<S, H, Status> {
-  if (!wantsHal(c)) return typed(c.json(item, status));
-  return typed(c.json(resource.toHal(item, baseUrlOf(c)), status, { "Content-Type": HAL_CONTENT_TYPE }));
+  if (!wantsHal(c)) return typed(c.json(item, status, JSON_BODY));
+  return typed(c.json(resource.toHal(item, baseUrlOf(c)), status, HAL_BODY));
 }
 
 type ListResponse<S extends z.ZodObject, H extends z.ZodObject, Status extends 200 | 201> = TypedResponse<
@@ -119,7 +126,7 @@ export function respondList<S extends z.ZodObject, H extends z.ZodObject, Status
   status: Status,
 ): ListResponse<S, H, Status> {
   setListHeaders(c, total, paging);
-  if (!wantsHal(c)) return typed(c.json(items, status));
+  if (!wantsHal(c)) return typed(c.json(items, status, JSON_BODY));
   const base = baseUrlOf(c);
   const { pathname, search } = requestTargetOf(c.req.url);
   const body = {
@@ -127,7 +134,7 @@ export function respondList<S extends z.ZodObject, H extends z.ZodObject, Status
     _links: { self: { href: `${base}${pathname}${search}` } },
     ...(paging ? { page: pageInfo(total, paging) } : {}),
   };
-  return typed(c.json(body, status, { "Content-Type": HAL_CONTENT_TYPE }));
+  return typed(c.json(body, status, HAL_BODY));
 }
 
 /** The query of every list endpoint, as listQuery() validated it. */

@@ -29,8 +29,8 @@ const findSessionStatement = preparedPer((db) => {
 });
 
 export async function findSession(db: Database, id: string): Promise<SessionRow | undefined> {
-  const [row] = await rowsOf(db, findSessionStatement(db), { id });
-  return row;
+  const rows = await rowsOf(db, findSessionStatement(db), { id });
+  return rows[0];
 }
 
 export async function deleteSession(db: Database, id: string): Promise<number> {
