@@ -21,17 +21,17 @@ import {
 import type { AppBindings } from "./types";
 
 /**
- * The typed response a helper's parameters guarantee. Hono types `c.json` by its argument, which
- * TypeScript cannot relate to a generic schema's output inside a generic helper; the helpers'
- * signatures carry the check to every handler instead, and this is the one place it is asserted.
- */
-/**
  * The media types of API.md §1, charset included: given to `c.json` here, the response is made
  * with them, not relabelled by the request frame afterwards.
  */
 const JSON_BODY = { "Content-Type": `${JSON_CONTENT_TYPE}; charset=UTF-8` };
 const HAL_BODY = { "Content-Type": `${HAL_CONTENT_TYPE}; charset=UTF-8` };
 
+/**
+ * The typed response a helper's parameters guarantee. Hono types `c.json` by its argument, which
+ * TypeScript cannot relate to a generic schema's output inside a generic helper; the helpers'
+ * signatures carry the check to every handler instead, and this is the one place it is asserted.
+ */
 function typed<R extends TypedResponse<unknown, 200 | 201, "json">>(response: Response): R {
   return response as unknown as R;
 }
