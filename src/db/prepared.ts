@@ -40,9 +40,7 @@ type RowsOf<P extends PreparedStatement> =
 /** A prepared statement with the mapper of its value arrays (row-mapper.ts). */
 export interface PreparedRows<Row> {
   statement: PreparedStatement;
-  mapRow: (values: unknown[]) => unknown;
-  /** Only carries the row type. */
-  readonly row?: Row;
+  mapRow: (values: unknown[]) => Row;
 }
 
 /**
@@ -54,7 +52,9 @@ export function prepareRows<Q extends { prepare: (...args: never[]) => PreparedS
   name: string,
   selection: Selection,
 ): PreparedRows<RowsOf<ReturnType<Q["prepare"]>>> {
-  return { statement: prepareNamed(query, name), mapRow: rowMapperOf(selection) };
+  // The mapper builds what Drizzle would for this selection (test/db/row-mapper.test.ts): its rows.
+  const mapRow = rowMapperOf(selection) as (values: unknown[]) => RowsOf<ReturnType<Q["prepare"]>>;
+  return { statement: prepareNamed(query, name), mapRow };
 }
 
 /**
@@ -71,7 +71,7 @@ export function rowsOf<Row>(
   const { statement, mapRow } = prepared;
   if (db.dialect === "sqlite") {
     const values = (statement as unknown as SqliteValues).values(placeholders);
-    return values.map(mapRow) as Row[];
+    return values.map(mapRow);
   }
   return statement.execute(placeholders) as Promise<Row[]>;
 }
