@@ -6,6 +6,7 @@ import { drizzle as drizzleBunSql } from "drizzle-orm/bun-sql";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import type { Database } from "#db";
 import { migratePostgres, migrateSqlite, SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
+import { ReadSnapshot, registerReadSnapshot } from "./read-snapshot";
 import * as pgSchema from "./schema/pg";
 import * as sqliteSchema from "./schema/sqlite";
 
@@ -48,6 +49,16 @@ function queryLogger(onQuery: OpenDatabaseOptions["onQuery"]) {
   return onQuery ? { logQuery: (query: string) => onQuery(query) } : undefined;
 }
 
+/** Drizzle's query hook on SQLite: a write ends the turn's read snapshot before it runs. */
+function sqliteQueryHook(snapshot: ReadSnapshot, onQuery: OpenDatabaseOptions["onQuery"]) {
+  return {
+    logQuery: (query: string) => {
+      snapshot.beforeStatement(query);
+      onQuery?.(query);
+    },
+  };
+}
+
 function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const connection = new SqliteConnection(path, { create: true, strict: true });
@@ -56,11 +67,13 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
   connection.exec("PRAGMA foreign_keys = ON");
   // WAL + NORMAL is durable against application crashes; only an OS crash may lose the last commits.
   connection.exec("PRAGMA synchronous = NORMAL");
+  const snapshot = new ReadSnapshot(connection);
   const orm = drizzleSqlite({
     client: connection,
     schema: sqliteSchema.tables,
-    logger: queryLogger(options.onQuery),
+    logger: sqliteQueryHook(snapshot, options.onQuery),
   });
+  registerReadSnapshot(orm, snapshot);
   if (options.migrate) migrateSqlite(orm, path);
   // The repositories are typed against whichever dialect "#db" resolves to; at run time this
   // handle carries the SQLite builder, which offers the same calls.
@@ -68,6 +81,8 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
   return {
     db,
     async ping() {
+      // The turn's read snapshot would pass for a transaction of ours below.
+      snapshot.end();
       connection.query("SELECT 1").get();
       // A transaction of ours in flight already holds the write lock (and a nested BEGIN fails).
       if (connection.inTransaction) return;
@@ -77,6 +92,7 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
       connection.exec("ROLLBACK");
     },
     async close() {
+      snapshot.end();
       connection.close();
     },
   };

@@ -1,6 +1,7 @@
 // Prepared statements shared by both dialects: the hot reads (the session of every authenticated
 // request, the records behind the reader's views) build their SQL once, not per request.
 import type { Database } from "#db";
+import { readSnapshotOf } from "./read-snapshot";
 import { rowMapperOf, type Selection } from "./row-mapper";
 
 /**
@@ -60,7 +61,7 @@ export function prepareRows<Q extends { prepare: (...args: never[]) => PreparedS
 /**
  * The rows of a prepared statement. On SQLite, bun:sqlite answers synchronously: the value
  * arrays (Drizzle's `values()`), built into rows by the statement's own mapper rather than by
- * Drizzle's generic one, and no promise. On Postgres the rows come over the network, where
+ * Drizzle's generic one, and no promise, read in the turn's read snapshot (read-snapshot.ts). On Postgres the rows come over the network, where
  * Drizzle's mapping is a small part of their time: `execute()` as it is.
  */
 export function rowsOf<Row>(
@@ -70,6 +71,7 @@ export function rowsOf<Row>(
 ): Row[] | Promise<Row[]> {
   const { statement, mapRow } = prepared;
   if (db.dialect === "sqlite") {
+    readSnapshotOf(db)?.enter();
     const values = (statement as unknown as SqliteValues).values(placeholders);
     return values.map(mapRow);
   }

@@ -1,5 +1,6 @@
 import type { Database } from "#db";
 import { retryWhileBusy } from "./busy";
+import { readSnapshotOf } from "./read-snapshot";
 
 // One SQLite connection serves the whole process, so transactions must not overlap: a second
 // BEGIN on the same connection fails. This queue lets one transaction run at a time.
@@ -76,8 +77,13 @@ function statementsOf(db: Database): TransactionStatements {
 
 async function runSqliteTransaction<T>(db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
   const { open, begin, commit, rollback } = statementsOf(db);
-  // Another process may hold the write lock: wait for it without blocking the event loop.
-  await retryWhileBusy(() => begin.run());
+  const snapshot = readSnapshotOf(db);
+  // Another process may hold the write lock: wait for it without blocking the event loop. The
+  // turn's read snapshot (read-snapshot.ts) ends first, on every try: reads while we wait may begin another.
+  await retryWhileBusy(() => {
+    snapshot?.end();
+    begin.run();
+  });
   // A handle of its own, so that writes made through it know they are inside (queuedWrite).
   const tx = { ...db };
   openSqliteTransactions.add(tx);

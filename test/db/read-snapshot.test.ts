@@ -1,0 +1,128 @@
+// The turn's read snapshot on SQLite (src/db/read-snapshot.ts): the hot reads of one event-loop
+// turn share one read transaction, and nothing written waits in it. A second connection to the
+// same file stands for another process.
+import { Database as SqliteConnection } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readSnapshotOf } from "../../src/db/read-snapshot";
+import { withTransaction } from "../../src/db/transaction";
+import { findBook } from "../../src/repositories/books";
+import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe.if(testDialect === "sqlite")("the read snapshot of a turn (SQLite)", () => {
+  let database: TestDatabase;
+  let connection: SqliteConnection;
+  let other: SqliteConnection;
+  let bookId: number;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const { db } = database.handle;
+    connection = (db.orm as unknown as { $client: SqliteConnection }).$client;
+    other = new SqliteConnection(database.url.replace(/^sqlite:/, ""));
+    other.exec("PRAGMA busy_timeout = 1000");
+    const now = new Date();
+    const [book] = await db.orm
+      .insert(db.tables.book)
+      .values({ title: "First title", createdAt: now, updatedAt: now })
+      .returning();
+    bookId = book!.id;
+    await nextTurn();
+  });
+  afterAll(async () => {
+    other.close();
+    await database.drop();
+  });
+
+  const titleSeenByAnotherProcess = (id: number) =>
+    (other.query("SELECT title FROM book WHERE id = ?1").get(id) as { title: string } | null)?.title;
+  const insertBookElsewhere = (title: string) =>
+    Number(
+      other.query("INSERT INTO book (title, created_at, updated_at) VALUES (?1, 0, 0)").run(title)
+        .lastInsertRowid,
+    );
+
+  test("the hot reads of one turn share one read transaction, ended when the turn is over", async () => {
+    const { db } = database.handle;
+    expect(connection.inTransaction).toBe(false);
+    expect((await findBook(db, bookId))?.title).toBe("First title");
+    expect(connection.inTransaction).toBe(true);
+    expect((await findBook(db, bookId))?.title).toBe("First title");
+    await nextTurn();
+    expect(connection.inTransaction).toBe(false);
+  });
+
+  test("reads see another process's write from the next turn on, not later", async () => {
+    const { db } = database.handle;
+    await findBook(db, bookId); // the turn's snapshot begins here
+    const id = insertBookElsewhere("Written elsewhere");
+    expect(await findBook(db, id)).toBeUndefined();
+    await nextTurn();
+    expect((await findBook(db, id))?.title).toBe("Written elsewhere");
+    await nextTurn();
+  });
+
+  test("a write transaction begun while a snapshot is open is committed when it ends, not with the turn", async () => {
+    const { db } = database.handle;
+    await findBook(db, bookId);
+    await withTransaction(db, async (tx) => {
+      await tx.orm.update(tx.tables.book).set({ title: "Renamed in a transaction" });
+    });
+    // Still the same turn: another process already sees the write, and so do this turn's reads.
+    expect(titleSeenByAnotherProcess(bookId)).toBe("Renamed in a transaction");
+    expect((await findBook(db, bookId))?.title).toBe("Renamed in a transaction");
+    await nextTurn();
+  });
+
+  test("a write made outside a transaction does not wait in the snapshot for the turn to end", async () => {
+    const { db } = database.handle;
+    await findBook(db, bookId);
+    expect(connection.inTransaction).toBe(true);
+    await db.orm.update(db.tables.book).set({ title: "Renamed on its own" });
+    expect(connection.inTransaction).toBe(false);
+    expect(titleSeenByAnotherProcess(bookId)).toBe("Renamed on its own");
+    await nextTurn();
+  });
+
+  test("a read inside a write transaction joins it and sees its writes", async () => {
+    const { db } = database.handle;
+    await withTransaction(db, async (tx) => {
+      await tx.orm.update(tx.tables.book).set({ title: "Not yet committed" });
+      expect((await findBook(db, bookId))?.title).toBe("Not yet committed");
+    });
+    // The read began no snapshot of its own: nothing is left open when the transaction ends.
+    expect(connection.inTransaction).toBe(false);
+    await nextTurn();
+  });
+
+  test("the ping still finds out that another process holds the write lock", async () => {
+    const { db } = database.handle;
+    await findBook(db, bookId);
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      await expect(database.handle.ping()).rejects.toThrow();
+    } finally {
+      other.exec("ROLLBACK");
+    }
+    await findBook(db, bookId);
+    await database.handle.ping();
+    expect(connection.inTransaction).toBe(false);
+    await nextTurn();
+  });
+
+  test("every SQLite handle has its snapshot", () => {
+    expect(readSnapshotOf(database.handle.db)).toBeDefined();
+  });
+});
+
+describe.if(testDialect === "postgres")("the read snapshot of a turn (Postgres)", () => {
+  test("there is none: each statement runs on a pooled connection of its own", async () => {
+    const database = await createTestDatabase();
+    try {
+      expect(readSnapshotOf(database.handle.db)).toBeUndefined();
+    } finally {
+      await database.drop();
+    }
+  });
+});
