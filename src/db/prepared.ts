@@ -60,9 +60,10 @@ export function prepareRows<Q extends { prepare: (...args: never[]) => PreparedS
 
 /**
  * The rows of a prepared statement. On SQLite, bun:sqlite answers synchronously: the value
- * arrays (Drizzle's `values()`), built into rows by the statement's own mapper rather than by
- * Drizzle's generic one, and no promise, read in the turn's read snapshot (read-snapshot.ts). On Postgres the rows come over the network, where
- * Drizzle's mapping is a small part of their time: `execute()` as it is.
+ * arrays (Drizzle's `values()`), read in the turn's read snapshot (read-snapshot.ts) and built
+ * into rows by the statement's own mapper rather than by Drizzle's generic one, and no promise.
+ * On Postgres the rows come over the network, where Drizzle's mapping is a small part of their
+ * time: `execute()` as it is.
  */
 export function rowsOf<Row>(
   db: Database,

@@ -64,14 +64,20 @@ export class ReadSnapshot {
   };
 }
 
-/** The snapshot of each SQLite handle's connection, by its Drizzle instance (shared by a transaction's handle). */
+/**
+ * The snapshot of each SQLite handle's connection, keyed by its Drizzle instance, which a
+ * transaction's handle shares.
+ */
 const snapshots = new WeakMap<object, ReadSnapshot>();
 
 export function registerReadSnapshot(orm: object, snapshot: ReadSnapshot): void {
   snapshots.set(orm, snapshot);
 }
 
-/** The read snapshot of a SQLite handle; undefined on Postgres, where each statement has its own connection. */
+/**
+ * The read snapshot of a SQLite handle; undefined on Postgres, where each statement has a pooled
+ * connection of its own.
+ */
 export function readSnapshotOf(db: { orm: object }): ReadSnapshot | undefined {
   return snapshots.get(db.orm);
 }

@@ -79,7 +79,8 @@ async function runSqliteTransaction<T>(db: Database, work: (tx: Database) => Pro
   const { open, begin, commit, rollback } = statementsOf(db);
   const snapshot = readSnapshotOf(db);
   // Another process may hold the write lock: wait for it without blocking the event loop. The
-  // turn's read snapshot (read-snapshot.ts) ends first, on every try: reads while we wait may begin another.
+  // turn's read snapshot (read-snapshot.ts) ends first, on every try, since reads made while we
+  // wait may begin another.
   await retryWhileBusy(() => {
     snapshot?.end();
     begin.run();
