@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { Cron } from "croner";
 import { z } from "zod";
 import { type AddressRange, parseAddressRange } from "./lib/ip-address";
+import { trimEndChars } from "./lib/trim";
 
 const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const byteUnits: Record<string, number> = {
@@ -109,7 +110,7 @@ const EnvSchema = z
     HOST: z.string().min(1).default("0.0.0.0"),
     PUBLIC_URL: z
       .url({ protocol: /^https?$/ })
-      .transform((url) => url.replace(/\/+$/, ""))
+      .transform((url) => trimEndChars(url, "/"))
       .optional(),
     DATA_DIR: z.string().min(1).default("./data"),
     DATABASE_URL: z

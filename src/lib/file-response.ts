@@ -1,7 +1,9 @@
 // The one way a file leaves the service (API.md §6): validators, conditional requests and a
 // single byte range, with the body streamed from disk by Bun (sendfile), never read into memory.
+import { parseByteRange } from "./byte-range";
 import type { Deps } from "./deps";
 import { AppError } from "./problems";
+import { trimChars } from "./trim";
 
 export interface FileToSend {
   path: string;
@@ -22,12 +24,13 @@ const MAX_FILENAME_LENGTH = 200;
  * at most 200 characters, keeping a short extension when it has to be cut.
  */
 export function safeFilename(name: string): string {
-  const cleaned = name
+  const collapsed = name
     .normalize("NFC")
     .replace(/\s+/gu, " ")
     .replace(/[/\\"\p{Cc}\p{Cf}]/gu, "")
-    .replace(/ {2,}/g, " ")
-    .replace(/^[ .]+|[ .]+$/g, "");
+    .replace(/ {2,}/g, " ");
+  // Leading dots would hide the file; trailing ones and spaces are dropped by Windows.
+  const cleaned = trimChars(collapsed, " .");
   const chars = Array.from(cleaned);
   if (chars.length === 0) return "download";
   if (chars.length <= MAX_FILENAME_LENGTH) return cleaned;
@@ -87,28 +90,6 @@ function rangeStillValid(header: string | null, etag: string, lastModified: Date
   return date !== null && date === seconds(lastModified);
 }
 
-type RangeResult = { start: number; end: number } | "unsatisfiable" | null;
-
-/**
- * One `bytes=` range, as inclusive offsets. Anything this does not understand, including several
- * ranges, yields null: RFC 9110 lets a server ignore Range and send the whole file.
- */
-function parseRange(header: string, size: number): RangeResult {
-  const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
-  if (!match) return null;
-  const [, first = "", last = ""] = match;
-  if (first === "" && last === "") return null;
-  if (first === "") {
-    const suffix = Number(last);
-    if (suffix === 0 || size === 0) return "unsatisfiable";
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(first);
-  if (last !== "" && Number(last) < start) return null;
-  if (start >= size) return "unsatisfiable";
-  return { start, end: last === "" ? size - 1 : Math.min(Number(last), size - 1) };
-}
-
 /**
  * Answers a GET or HEAD for a file. A range outside the file throws RANGE_NOT_SATISFIABLE (416)
  * with `Content-Range: bytes *\/size`, for the error mapper to render.
@@ -142,7 +123,7 @@ export function fileResponse(request: Request, file: FileToSend): Response {
   const rangeHeader = request.headers.get("range");
   const range =
     rangeHeader !== null && rangeStillValid(request.headers.get("if-range"), etag, file.lastModified)
-      ? parseRange(rangeHeader, file.size)
+      ? parseByteRange(rangeHeader, file.size)
       : null;
   if (range === "unsatisfiable") {
     throw new AppError(

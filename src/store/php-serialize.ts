@@ -18,7 +18,9 @@ export class PhpSerializeError extends Error {
 // Capabilities are one level deep; the limit only keeps hostile input from exhausting the stack.
 const MAX_DEPTH = 64;
 const INT_TOKEN = /^[+-]?\d+$/;
-const DOUBLE_TOKEN = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+// `1`, `1.`, `1.5` or `.5`, then an optional exponent. The dot and its digits form one optional
+// group, so a run of digits can be split only one way (`\d+\.?\d*` was quadratic in a long run).
+const DOUBLE_TOKEN = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 class Parser {
