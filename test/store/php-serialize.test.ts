@@ -69,6 +69,23 @@ describe("parsePhpSerialized", () => {
     expect(Number.isNaN(parsePhpSerialized("d:NAN;"))).toBe(true);
   });
 
+  test("reads every spelling of a double PHP writes, and long digit runs in one pass", () => {
+    for (const [text, value] of [
+      ["d:1;", 1],
+      ["d:1.;", 1],
+      ["d:-1.5;", -1.5],
+      ["d:.5;", 0.5],
+      ["d:+2.5e-3;", 0.0025],
+      ["d:1E+25;", 1e25],
+    ] as const) {
+      expect(parsePhpSerialized(text), text).toBe(value);
+    }
+    const started = performance.now();
+    expect(() => parsePhpSerialized(`d:${"0".repeat(100_000)}x;`)).toThrow(PhpSerializeError);
+    // The former token regex was quadratic in such a run (seconds at this length).
+    expect(performance.now() - started).toBeLessThan(250);
+  });
+
   test("throws PhpSerializeError on malformed input", () => {
     const bad = [
       "",
