@@ -35,8 +35,8 @@ const UNIT = "bytes";
 function scanByteRangeSpec(header: string): { first: string; last: string } | null {
   let pos = skipWhitespace(header, 0);
   for (const char of UNIT) {
-    // ASCII case-insensitive: setting 0x20 lower-cases a letter and leaves no other character
-    // equal to a lower-case letter except its upper-case form.
+    // ASCII case-insensitive: setting bit 0x20 turns an upper-case letter into its lower-case
+    // form, and no character but a letter's two cases lands on that lower-case letter.
     if ((header.charCodeAt(pos) | 0x20) !== char.charCodeAt(0)) return null;
     pos++;
   }

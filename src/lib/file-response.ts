@@ -81,7 +81,10 @@ function noneMatch(header: string, etag: string): boolean {
   return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
-/** If-Range needs a strong match, or a date exactly equal to Last-Modified. */
+/**
+ * If-Range needs a strong match, or a date exactly equal to Last-Modified. Compared, not parsed
+ * (a trim, an equality, Date.parse): linear in the header's length like the Range scanner.
+ */
 function rangeStillValid(header: string | null, etag: string, lastModified: Date): boolean {
   if (header === null) return true;
   const value = header.trim();
