@@ -35,7 +35,8 @@ describe("the OpenAPI document of the real server", () => {
           const header = headerOfStatus[status];
           if (header === undefined) continue;
           checked++;
-          if (!response.headers?.[header]) missing.push(`${method.toUpperCase()} ${path} ${status}: ${header}`);
+          if (!response.headers?.[header])
+            missing.push(`${method.toUpperCase()} ${path} ${status}: ${header}`);
         }
       }
     }
