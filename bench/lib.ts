@@ -45,7 +45,7 @@ export async function startBookdist(options: {
     DATA_DIR: options.dataDir,
     LOG_LEVEL: "warn",
     THROTTLE: "off",
-    JWT_SECRET: "bench-secret-bench-secret-bench-secret!",
+    JWT_SECRET: "bench-secret-0123456789-bench-secret!",
     ...options.env,
   };
   const child = Bun.spawn(["bun", "src/index.ts"], {

@@ -41,6 +41,17 @@ const duration = (fallback: string, minMs = 1, minReason = "") =>
       return z.NEVER;
     });
 
+/**
+ * HS256 signs with the secret's bytes: a long secret of few distinct characters (40 spaces, 32 × a)
+ * is guessed as easily as a short one. Counted in code points, as an operator counts characters.
+ */
+const STRONG_SECRET_RULE = "must be at least 32 characters, at least 16 of them different";
+
+function isStrongSecret(secret: string): boolean {
+  const characters = [...secret];
+  return characters.length >= 32 && new Set(characters).size >= 16;
+}
+
 /** "10MiB", "2GiB", "512000" → bytes. */
 const byteSize = (fallback: string) =>
   z
@@ -134,7 +145,7 @@ const EnvSchema = z
       .string()
       .regex(/^[A-Za-z0-9_]+$/, "may hold only letters, digits and underscores")
       .default("_bookdist_uuid"),
-    JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    JWT_SECRET: z.string().refine(isStrongSecret, STRONG_SECRET_RULE).optional(),
     JWT_ISSUER: z.string().min(1).default("bookdist"),
     SESSION_TTL: duration("30d"),
     SESSION_IDLE_TIMEOUT: duration(

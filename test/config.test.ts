@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseConfig } from "../src/config";
+import { startRealServer } from "./helpers/real-server";
 
 describe("configuration", () => {
   test("defaults follow DESIGN.md", () => {
@@ -148,6 +149,42 @@ describe("configuration", () => {
     const two = parseConfig({ SESSION_IDLE_TIMEOUT: "2m" });
     expect(two.ok && two.config.sessionIdleTimeoutMs).toBe(120_000);
   });
+
+  test("JWT_SECRET: at least 32 characters, at least 16 of them different, in one line", () => {
+    const rule = "JWT_SECRET: must be at least 32 characters, at least 16 of them different";
+    for (const weak of [
+      " ".repeat(40),
+      "a".repeat(32),
+      "abcdefghijklmno".repeat(3),
+      "0123456789abcdefghij",
+    ]) {
+      expect(problemsOf({ JWT_SECRET: weak })).toEqual([rule]);
+    }
+    // Characters, not UTF-16 units: 16 emoji are 32 units but 16 characters.
+    expect(problemsOf({ JWT_SECRET: "😀😁😂😃😄😅😆😇😈😉😊😋😌😍😎😏" })).toEqual([rule]);
+    for (const strong of ["0123456789abcdef0123456789abcdef", "correct horse battery staple, twice!"]) {
+      expect(problemsOf({ JWT_SECRET: strong })).toEqual([]);
+    }
+  });
+
+  test("the real server refuses a weak JWT_SECRET: non-zero exit, one line naming the rule", async () => {
+    for (const weak of [" ".repeat(40), "a".repeat(32)]) {
+      const started = startRealServer({ env: { JWT_SECRET: weak } });
+      const error = await started.then(
+        async (server) => {
+          await server.stop();
+          return new Error("the server started");
+        },
+        (refused: Error) => refused,
+      );
+      // startRealServer's message: the exit code, then every line the server wrote.
+      const [exit, ...lines] = error.message.split("\n");
+      expect(exit).toMatch(/^the server exited with [1-9]\d* before listening:$/);
+      expect(lines).toEqual([
+        "bookdist: invalid configuration: JWT_SECRET: must be at least 32 characters, at least 16 of them different",
+      ]);
+    }
+  }, 30_000);
 
   test("the wordpress driver needs its database URL", () => {
     const result = parseConfig({ STORE_DRIVER: "wordpress" });

@@ -20,7 +20,7 @@ export async function authenticate(c: Context<AppBindings>): Promise<Principal |
   const value = header.slice(space + 1).trim();
   if (space < 0 || value === "") throw authenticationFailed();
   if (scheme === "bearer") return bearer(c, value);
-  if (scheme === "basic") return basic(c, header, value);
+  if (scheme === "basic") return basic(c, value);
   throw authenticationFailed();
 }
 
@@ -32,17 +32,19 @@ async function bearer(c: Context<AppBindings>, token: string): Promise<Principal
   return principal;
 }
 
-async function basic(c: Context<AppBindings>, header: string, encoded: string): Promise<Principal> {
+async function basic(c: Context<AppBindings>, token: string): Promise<Principal> {
   const { store, clock } = c.get("deps");
   const { basicCache, throttle, accountCheck } = c.get("services");
   const now = clock.now();
-  const cached = basicCache.get(header, now.getTime());
+  // Keyed by the token, not the header: the scheme's case and the spaces before the token are
+  // free to vary, and each spelling would otherwise cost a password hash of its own.
+  const cached = basicCache.get(token, now.getTime());
   if (cached) return cached;
-  const decoded = Buffer.from(encoded, "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
+  const decoded = decodeBasicToken(token);
+  const colon = decoded?.indexOf(":") ?? -1;
   // No account's name or password holds a control character (API.md §4), and Postgres refuses
   // NUL in text: such credentials fail here, before the throttle or the store sees them.
-  if (colon < 0 || !SINGLE_LINE.test(decoded)) throw authenticationFailed();
+  if (decoded === null || colon < 0 || !SINGLE_LINE.test(decoded)) throw authenticationFailed();
   const login = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
   const user = await checkCredentials(store, throttle, {
@@ -60,6 +62,26 @@ async function basic(c: Context<AppBindings>, header: string, encoded: string): 
     roles: await accountCheck.rolesOf(user),
     sessionId: null,
   };
-  basicCache.set(header, principal, now.getTime());
+  basicCache.set(token, principal, now.getTime());
   return principal;
+}
+
+/** Fatal: bytes that are not UTF-8 would otherwise become U+FFFD, many tokens one password. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The credentials of a Basic token, or null unless the token is the one canonical base64 spelling
+ * of UTF-8 text (API.md §3). Buffer's decoder skips characters outside the alphabet, missing
+ * padding and unused trailing bits, so `dTpw!`, `dTp w`, `dTpw=` or a base64url spelling would all
+ * decode alike, each missing the cache and costing a password hash. Re-encoding the bytes gives
+ * the canonical spelling, in linear time; any other spelling is refused before a password check.
+ */
+function decodeBasicToken(token: string): string | null {
+  const bytes = Buffer.from(token, "base64");
+  if (bytes.toString("base64") !== token) return null;
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
 }

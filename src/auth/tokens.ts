@@ -57,10 +57,15 @@ export class TokenSigner {
   }
 }
 
+/**
+ * HS256 and no `crit`: a critical header parameter names an extension the verifier must
+ * understand or refuse the token (RFC 7515 §4.1.11), and this verifier understands none.
+ */
 function isHs256Header(encoded: string): boolean {
   if (encoded === HEADER) return true;
   const header = parseJson(Buffer.from(encoded, "base64url").toString("utf8"));
-  return typeof header === "object" && header !== null && (header as { alg?: unknown }).alg === "HS256";
+  if (typeof header !== "object" || header === null) return false;
+  return (header as { alg?: unknown }).alg === "HS256" && !Object.hasOwn(header, "crit");
 }
 
 function parseJson(text: string): unknown {

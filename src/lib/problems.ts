@@ -28,11 +28,15 @@ export const errorCodes = [
 
 export type ErrorCode = (typeof errorCodes)[number];
 
-/** A response header a problem carries, declared in the OpenAPI document of its status. */
-export interface ProblemHeader {
+/**
+ * A response header a problem carries, declared in the OpenAPI document of its status. A type, not
+ * an interface: only a type fits the library's header object (with its `x-` index signature), so a
+ * route that answers a status with a body of its own can still declare the status's headers.
+ */
+export type ProblemHeader = {
   description: string;
   schema: { type: "string" | "integer" };
-}
+};
 
 const retryAfter: Record<string, ProblemHeader> = {
   "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" } },

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import { TokenSigner } from "../../src/auth/tokens";
 
 describe("TokenSigner.verify", () => {
@@ -22,5 +23,19 @@ describe("TokenSigner.verify", () => {
   test("a signature as long in characters but not in bytes is refused, not thrown", () => {
     // Header values may carry Latin-1 characters, which are two bytes in UTF-8.
     expect(signer.verify(`${token.slice(0, -1)}é`, now)).toBeNull();
+  });
+
+  test("a header with crit is refused, though correctly signed; another extra parameter is not", () => {
+    const secret = "tokens-test-secret-tokens-test-secret";
+    const payload = token.split(".")[1]!;
+    const signed = (header: object) => {
+      const input = `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${payload}`;
+      return `${input}.${createHmac("sha256", secret).update(input).digest("base64url")}`;
+    };
+    expect(signer.verify(signed({ alg: "HS256", typ: "JWT", kid: "k" }), now)?.email).toBe(
+      "reader@example.com",
+    );
+    expect(signer.verify(signed({ alg: "HS256", typ: "JWT", crit: ["exp"] }), now)).toBeNull();
+    expect(signer.verify(signed({ alg: "HS256", crit: [] }), now)).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 // Swagger UI in a real browser (Chromium through playwright-core) against the real server:
 // every tag is shown, the Authorize dialog takes a bearer token, and "Try it out" → "Execute"
-// on GET /book/count shows the server's answer. A screenshot goes to test-output/.
+// on GET /book/count shows the server's answer, all under the page's Content-Security-Policy
+// (no violation) and without the token written to localStorage. A screenshot goes to test-output/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -64,7 +65,20 @@ describe.if(hasChromium)("Swagger UI in Chromium", () => {
     page.on("response", (response) => {
       if (response.status() >= 400) failedAssets.push(`${response.status()} ${response.url()}`);
     });
-    await page.goto(`${server.url}/swagger-ui`);
+    // What the policy blocks, reported by the page itself (Playwright's init script is exempt;
+    // as text, since the page's DOM types are not this project's).
+    await page.addInitScript(`
+      window.blocked = [];
+      document.addEventListener("securitypolicyviolation", (event) =>
+        window.blocked.push(event.effectiveDirective + " " + event.blockedURI));
+    `);
+    // The browser's own report of the same (the favicon's 404 is not one).
+    const refusals: string[] = [];
+    page.on("console", (message) => {
+      if (message.text().includes("Content Security Policy")) refusals.push(message.text());
+    });
+    const answer = await page.goto(`${server.url}/swagger-ui`);
+    expect(answer?.headers()["content-security-policy"]).toContain("script-src 'self'");
     mkdirSync(join(projectRoot, "test-output"), { recursive: true });
 
     // Every tag of the document is a section of the page.
@@ -81,6 +95,9 @@ describe.if(hasChromium)("Swagger UI in Chromium", () => {
     // Authorised: the section now shows the scheme as set and offers to log out.
     await bearer.locator(".auth-btn-wrapper button", { hasText: "Logout" }).waitFor();
     await page.locator(".dialog-ux .btn-done").first().click();
+    // Kept by the tab only: nothing a later visitor or another script of the origin could read.
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
+    expect(stored).not.toContain(token.split(".")[2]!);
 
     // Expand GET /book/count, "Try it out", "Execute", read the live response.
     const operation = page.locator("#operations-Book-countBooks");
@@ -99,6 +116,8 @@ describe.if(hasChromium)("Swagger UI in Chromium", () => {
     await operation.scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshot, fullPage: false });
     expect(failedAssets).toEqual([]);
+    expect(await page.evaluate("window.blocked")).toEqual([]);
+    expect(refusals).toEqual([]);
     await page.close();
   });
 });

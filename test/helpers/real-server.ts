@@ -40,7 +40,7 @@ export async function startRealServer(options: { env?: Record<string, string> } 
       DATA_DIR: dataDir,
       LOG_LEVEL: "info",
       THROTTLE: "off",
-      JWT_SECRET: "real-server-test-secret-real-server-test-secret",
+      JWT_SECRET: "real-server-test-secret-0123456789-abcdef",
       ...(database ? { DATABASE_URL: database.url } : {}),
       ...options.env,
     },

@@ -43,7 +43,7 @@ export async function spawnServer(options: {
       HOST: "127.0.0.1",
       DATA_DIR: options.dataDir,
       LOG_LEVEL: "info",
-      JWT_SECRET: "spawned-server-secret-spawned-server-secret",
+      JWT_SECRET: "spawned-server-secret-0123456789-abcdef",
       ...options.env,
     },
     stdin: "ignore",

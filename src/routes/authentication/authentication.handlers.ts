@@ -12,6 +12,9 @@ import { endSessions } from "../../services/sessions";
 import type * as routes from "./authentication.routes";
 import { toUser } from "./authentication.schemas";
 
+/** On every answer with a token or the caller's profile (declared in the routes). */
+const NO_STORE = { "Cache-Control": "no-store" };
+
 function metaOf(c: Context<AppBindings>): RequestMeta {
   return { clientAddress: clientAddressOf(c), userAgent: c.req.header("user-agent") ?? null };
 }
@@ -27,12 +30,12 @@ function toSession(session: OpenedSession) {
 
 export const register: AppRouteHandler<typeof routes.register> = async (c) => {
   const session = await registerUser(c.get("deps"), c.get("services"), c.req.valid("json"), metaOf(c));
-  return c.json(toSession(session), 201);
+  return c.json(toSession(session), 201, NO_STORE);
 };
 
 export const login: AppRouteHandler<typeof routes.login> = async (c) => {
   const session = await loginUser(c.get("deps"), c.get("services"), c.req.valid("json"), metaOf(c));
-  return c.json(toSession(session), 200);
+  return c.json(toSession(session), 200, NO_STORE);
 };
 
 export const logout: AppRouteHandler<typeof routes.logout> = async (c) => {
@@ -43,5 +46,5 @@ export const logout: AppRouteHandler<typeof routes.logout> = async (c) => {
 
 export const me: AppRouteHandler<typeof routes.me> = async (c) => {
   const { user, roles } = await currentUser(c.get("deps"), c.get("services"), c.get("principal"));
-  return c.json(toUser(user, roles), 200);
+  return c.json(toUser(user, roles), 200, NO_STORE);
 };

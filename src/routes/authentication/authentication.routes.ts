@@ -4,6 +4,14 @@ import * as schemas from "./authentication.schemas";
 
 const tags = ["Authentication"];
 
+/** A token or the caller's profile is for the caller alone: no cache may keep it (API.md §3). */
+const noStore = {
+  "Cache-Control": {
+    description: "`no-store`: the answer carries a token or the caller's profile",
+    schema: { type: "string" as const },
+  },
+};
+
 export const register = defineRoute("public", {
   method: "post",
   path: "/authentication/register",
@@ -13,7 +21,12 @@ export const register = defineRoute("public", {
   tags,
   request: { body: jsonBody(schemas.RegisterInput) },
   errors: ["EMAIL_MISSING", "EMAIL_MALFORMED", "EMAIL_ALREADY_EXISTS", "TOO_MANY_REQUESTS"],
-  responses: { 201: jsonContent(schemas.Session, "The account was created; here is its session") },
+  responses: {
+    201: {
+      ...jsonContent(schemas.Session, "The account was created; here is its session"),
+      headers: noStore,
+    },
+  },
 });
 
 export const login = defineRoute("public", {
@@ -25,7 +38,7 @@ export const login = defineRoute("public", {
   tags,
   request: { body: jsonBody(schemas.LoginInput) },
   errors: ["AUTHENTICATION_FAILED", "TOO_MANY_REQUESTS"],
-  responses: { 200: jsonContent(schemas.Session, "A new session") },
+  responses: { 200: { ...jsonContent(schemas.Session, "A new session"), headers: noStore } },
 });
 
 export const logout = defineRoute("user", {
@@ -47,5 +60,5 @@ export const me = defineRoute("user", {
   summary: "The authenticated user",
   tags,
   errors: ["NOT_FOUND"],
-  responses: { 200: jsonContent(schemas.User, "The caller") },
+  responses: { 200: { ...jsonContent(schemas.User, "The caller"), headers: noStore } },
 });

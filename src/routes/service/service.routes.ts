@@ -1,5 +1,6 @@
 import { defineRoute } from "../../lib/define-route";
 import { jsonContent } from "../../lib/openapi";
+import { headersOf } from "../../lib/problems";
 import { Health } from "./service.schemas";
 
 export const health = defineRoute("public", {
@@ -10,6 +11,10 @@ export const health = defineRoute("public", {
   tags: ["Service"],
   responses: {
     200: jsonContent(Health, "Everything is reachable"),
-    503: jsonContent(Health, "The database, the store or the data volume is not usable"),
+    // In place of the SERVICE_UNAVAILABLE problem every route declares, with its Retry-After.
+    503: {
+      ...jsonContent(Health, "The database, the store or the data volume is not usable"),
+      headers: headersOf("SERVICE_UNAVAILABLE"),
+    },
   },
 });
