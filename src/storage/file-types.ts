@@ -33,8 +33,15 @@ const EOCD_SEARCH = EOCD_SIZE + 0xffff;
 /** A central directory this large means millions of entries: not an upload we want to parse in memory. */
 const MAX_CENTRAL_DIRECTORY = 64 * 1024 * 1024;
 const DEFAULT_MAX_ENTRY_BYTES = 16 * 1024 * 1024;
+/** The widest and the tallest cover taken, in pixels. */
+const MAX_COVER_SIDE = 10_000;
 
 const notPng = () => new AppError("UNSUPPORTED_MEDIA_TYPE", "The file is not a PNG image.");
+const tooManyPixels = () =>
+  new AppError(
+    "UNSUPPORTED_MEDIA_TYPE",
+    `The image is larger than ${MAX_COVER_SIDE} × ${MAX_COVER_SIDE} pixels.`,
+  );
 const notZip = () => new AppError("UNSUPPORTED_MEDIA_TYPE", "The file is not a zip archive.");
 const unreadableEntry = (name: string) =>
   new AppError("UNSUPPORTED_MEDIA_TYPE", `The zip archive entry ${name} cannot be read.`);
@@ -55,8 +62,10 @@ export async function inspectPng(path: string): Promise<{ width: number; height:
   if (Bun.hash.crc32(chunk) !== view.getUint32(29)) throw notPng();
   const width = view.getUint32(16);
   const height = view.getUint32(20);
-  // The PNG spec caps dimensions at 2^31 - 1.
-  if (width === 0 || height === 0 || width > 0x7fffffff || height > 0x7fffffff) throw notPng();
+  if (width === 0 || height === 0) throw notPng();
+  // The header is all we read, so its claim is what every client that shows the cover would
+  // try to allocate (API.md §6).
+  if (width > MAX_COVER_SIDE || height > MAX_COVER_SIDE) throw tooManyPixels();
   return { width, height };
 }
 
