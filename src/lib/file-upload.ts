@@ -1,7 +1,7 @@
 // The upload routes' bodies: the multipart `file` part streamed into the blob store, held to the
 // route's own limit and checked for what the route takes. Nothing is buffered whole.
 import { type InspectedApk, inspectApkMetadata } from "../storage/apk-metadata";
-import { inspectPng, inspectZip, type ZipDirectory } from "../storage/file-types";
+import { inspectArchive, inspectPng, type ZipSummary } from "../storage/file-types";
 import { type ReceivedUpload, receiveUpload } from "../storage/uploads";
 import type { Deps } from "./deps";
 
@@ -10,13 +10,13 @@ export type UploadKind = "cover" | "archive" | "apk";
 /** What each kind's check reads from the file. */
 export interface Inspected {
   cover: { width: number; height: number };
-  archive: ZipDirectory;
+  archive: ZipSummary;
   apk: InspectedApk;
 }
 
 const inspectors: { [K in UploadKind]: (path: string, size: number) => Promise<Inspected[K]> } = {
   cover: (path) => inspectPng(path),
-  archive: inspectZip,
+  archive: inspectArchive,
   apk: inspectApkMetadata,
 };
 

@@ -39,6 +39,32 @@ export const IdParam = z.object({
 
 export const Timestamp = z.iso.datetime().openapi({ example: "2026-11-21T10:04:05.123Z" });
 
+// API.md §4: dates in request bodies are RFC 3339 with a year from 1970 to 9999, on every
+// database alike. Zod's datetime takes any four-digit year (0000 too, which Postgres cannot store),
+// and an offset can carry 9999-12-31 into year 10000 (which SQLite answers as "+010000-…"), so both
+// the year as written and the instant it names are held to the range.
+const YEAR_1970_TO_9999 = /^(?:19[7-9][0-9]|[2-9][0-9]{3})-/;
+const FIRST_INSTANT = Date.UTC(1970, 0, 1);
+const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const DATE_RANGE = "from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z";
+
+/** A date-time of a request body: RFC 3339 with an offset, within the years 1970 to 9999. */
+export const requestDateTime = () =>
+  z.iso
+    .datetime({ offset: true })
+    .regex(YEAR_1970_TO_9999, "must have a year from 1970 to 9999")
+    .refine((value) => {
+      const instant = Date.parse(value);
+      return instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
+    }, `must lie ${DATE_RANGE}`)
+    // Stated outright: the generator shows a regex instead of the format, and loses both once a
+    // route pipes the date into a transform.
+    .openapi({
+      format: "date-time",
+      pattern: YEAR_1970_TO_9999.source,
+      description: `RFC 3339 date-time with a year from 1970 to 9999, also once its offset is applied (${DATE_RANGE})`,
+    });
+
 /** When a stored record was made and last changed, as every such resource answers them. */
 export const timestamps = { createdAt: Timestamp, updatedAt: Timestamp };
 

@@ -1,5 +1,6 @@
 // Content checks for uploads. Each reads only the bytes it needs from disk, so checking a
 // 2 GiB APK costs a few small reads, not 2 GiB of memory.
+import { type FileHandle, open } from "node:fs/promises";
 import { inflateRawSync } from "node:zlib";
 import { AppError } from "../lib/problems";
 
@@ -14,11 +15,15 @@ export interface ZipEntry {
   localHeaderOffset: number;
 }
 
-export interface ZipDirectory {
-  entries: ZipEntry[];
+export interface ZipSummary {
+  entryCount: number;
   /** Where the central directory starts; an APK signing block ends right before it. */
   centralDirectoryOffset: number;
   centralDirectorySize: number;
+}
+
+export interface ZipDirectory extends ZipSummary {
+  entries: ZipEntry[];
 }
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -27,15 +32,52 @@ const CENTRAL_HEADER = 0x02014b50;
 const END_OF_DIRECTORY = 0x06054b50;
 const ZIP64_LOCATOR = 0x07064b50;
 const ZIP64_END_OF_DIRECTORY = 0x06064b50;
+const DESCRIPTOR = 0x08074b50;
+const ZIP64_FIELD = 0x0001;
+const UNICODE_PATH_FIELD = 0x7075;
+const ENCRYPTED_FLAG = 0x0001;
+const DESCRIPTOR_FLAG = 0x0008;
+const UTF8_FLAG = 0x0800;
+/** The flags that change how an entry is read: local and central header must agree on them. */
+const LOCAL_FLAGS = ENCRYPTED_FLAG | DESCRIPTOR_FLAG | UTF8_FLAG;
+const SIGNING_BLOCK_MAGIC = "APK Sig Block 42";
+/**
+ * Zeros that may precede an APK Signing Block: apksigner pads the entries to a 4096-byte page,
+ * the AOSP test APKs carry 5,710 bytes. Zeros hide nothing; the bound keeps the read small.
+ */
+const MAX_SIGNING_BLOCK_PADDING = 64 * 1024;
 const EOCD_SIZE = 22;
 /** The EOCD record plus the longest comment it may carry. */
 const EOCD_SEARCH = EOCD_SIZE + 0xffff;
 /** A central directory this large means millions of entries: not an upload we want to parse in memory. */
 const MAX_CENTRAL_DIRECTORY = 64 * 1024 * 1024;
+/** How much of the central directory one read takes. */
+const DIRECTORY_CHUNK = 1024 * 1024;
+/** The least one read of local headers takes. */
+const READ_WINDOW = 64 * 1024;
+/** Read with a local header in the same go; a longer extra field costs a second read. */
+const LOCAL_EXTRA_GUESS = 256;
 const DEFAULT_MAX_ENTRY_BYTES = 16 * 1024 * 1024;
+/** The widest and the tallest cover taken, in pixels. */
+const MAX_COVER_SIDE = 10_000;
 
 const notPng = () => new AppError("UNSUPPORTED_MEDIA_TYPE", "The file is not a PNG image.");
+const tooManyPixels = () =>
+  new AppError(
+    "UNSUPPORTED_MEDIA_TYPE",
+    `The image is larger than ${MAX_COVER_SIDE} × ${MAX_COVER_SIDE} pixels.`,
+  );
 const notZip = () => new AppError("UNSUPPORTED_MEDIA_TYPE", "The file is not a zip archive.");
+const inconsistentZip = () =>
+  new AppError(
+    "UNSUPPORTED_MEDIA_TYPE",
+    "The zip archive's central directory does not match its local headers.",
+  );
+const unsafeEntryName = (name: string) =>
+  new AppError(
+    "UNSUPPORTED_MEDIA_TYPE",
+    `The zip archive entry ${JSON.stringify(name.slice(0, 200))} has an absolute path, a ".." segment or a backslash.`,
+  );
 const unreadableEntry = (name: string) =>
   new AppError("UNSUPPORTED_MEDIA_TYPE", `The zip archive entry ${name} cannot be read.`);
 
@@ -55,8 +97,10 @@ export async function inspectPng(path: string): Promise<{ width: number; height:
   if (Bun.hash.crc32(chunk) !== view.getUint32(29)) throw notPng();
   const width = view.getUint32(16);
   const height = view.getUint32(20);
-  // The PNG spec caps dimensions at 2^31 - 1.
-  if (width === 0 || height === 0 || width > 0x7fffffff || height > 0x7fffffff) throw notPng();
+  if (width === 0 || height === 0) throw notPng();
+  // The header is all we read, so its claim is what every client that shows the cover would
+  // try to allocate (API.md §6).
+  if (width > MAX_COVER_SIDE || height > MAX_COVER_SIDE) throw tooManyPixels();
   return { width, height };
 }
 
@@ -80,11 +124,24 @@ interface DirectoryBounds {
   offset: number;
   size: number;
   entryCount: number;
-  /** The first byte after the central directory that belongs to the end records. */
+  /** Where the end records start: the central directory must end exactly there. */
   limit: number;
 }
 
-async function readZip64Bounds(path: string, tail: DataView, tailStart: number, at: number) {
+/** The classic end record's own fields; saturated ones defer to a ZIP64 record. */
+interface EndRecord {
+  entryCount: number;
+  size: number;
+  offset: number;
+}
+
+async function readZip64Bounds(
+  path: string,
+  tail: DataView,
+  tailStart: number,
+  at: number,
+  end: EndRecord,
+): Promise<DirectoryBounds | null> {
   const locatorAt = at - 20;
   if (locatorAt < 0 || tail.getUint32(locatorAt, true) !== ZIP64_LOCATOR) return null;
   const recordOffset = u64(tail, locatorAt + 8);
@@ -94,12 +151,24 @@ async function readZip64Bounds(path: string, tail: DataView, tailStart: number, 
   if (record.byteLength < 56 || record.getUint32(0, true) !== ZIP64_END_OF_DIRECTORY) throw notZip();
   // Multi-disk archives are not something anyone uploads on purpose.
   if (record.getUint32(16, true) !== 0 || record.getUint32(20, true) !== 0) throw notZip();
-  return {
+  const bounds = {
     entryCount: u64(record, 32),
     size: u64(record, 40),
     offset: u64(record, 48),
     limit: recordOffset,
-  } satisfies DirectoryBounds;
+  };
+  // A reader that ignores the ZIP64 record goes by the classic one: both must tell one story.
+  const agrees = (classic: number, saturated: number, zip64: number) =>
+    classic === saturated || classic === zip64;
+  if (
+    u64(record, 24) !== bounds.entryCount ||
+    !agrees(end.entryCount, 0xffff, bounds.entryCount) ||
+    !agrees(end.size, 0xffffffff, bounds.size) ||
+    !agrees(end.offset, 0xffffffff, bounds.offset)
+  ) {
+    throw inconsistentZip();
+  }
+  return bounds;
 }
 
 async function readDirectoryBounds(path: string, size: number): Promise<DirectoryBounds> {
@@ -108,102 +177,330 @@ async function readDirectoryBounds(path: string, size: number): Promise<Director
   if (tail.byteLength !== size - tailStart) throw notZip();
   const at = findEndOfDirectory(tail, tailStart, size);
 
-  const zip64 = await readZip64Bounds(path, tail, tailStart, at);
-  if (zip64) return zip64;
-
   const disk = tail.getUint16(at + 4, true);
   const directoryDisk = tail.getUint16(at + 6, true);
   const entriesOnDisk = tail.getUint16(at + 8, true);
-  const entryCount = tail.getUint16(at + 10, true);
-  const directorySize = tail.getUint32(at + 12, true);
-  const directoryOffset = tail.getUint32(at + 16, true);
+  const end: EndRecord = {
+    entryCount: tail.getUint16(at + 10, true),
+    size: tail.getUint32(at + 12, true),
+    offset: tail.getUint32(at + 16, true),
+  };
+  if (disk !== 0 || directoryDisk !== 0 || entriesOnDisk !== end.entryCount) throw notZip();
+
+  const zip64 = await readZip64Bounds(path, tail, tailStart, at, end);
+  if (zip64) return zip64;
   // Saturated fields promise a ZIP64 record that is not there.
-  if (entryCount === 0xffff || directorySize === 0xffffffff || directoryOffset === 0xffffffff) throw notZip();
-  if (disk !== 0 || directoryDisk !== 0 || entriesOnDisk !== entryCount) throw notZip();
-  return { offset: directoryOffset, size: directorySize, entryCount, limit: tailStart + at };
+  if (end.entryCount === 0xffff || end.size === 0xffffffff || end.offset === 0xffffffff) throw notZip();
+  return { ...end, limit: tailStart + at };
 }
 
-/** Values too large for the 32-bit fields live in the ZIP64 extra field, in this fixed order. */
-function applyZip64Extra(view: DataView, start: number, length: number, entry: ZipEntry): void {
+/** The sizes and offset too large for their 32-bit fields, from a ZIP64 extra field's data. */
+function applyZip64Extra(view: DataView, at: number, end: number, entry: ZipEntry): void {
+  let field = at;
+  const next = () => {
+    if (field + 8 > end) throw notZip();
+    const value = u64(view, field);
+    field += 8;
+    return value;
+  };
+  // Only the saturated values are there, in this fixed order.
+  if (entry.uncompressedSize === 0xffffffff) entry.uncompressedSize = next();
+  if (entry.compressedSize === 0xffffffff) entry.compressedSize = next();
+  if (entry.localHeaderOffset === 0xffffffff) entry.localHeaderOffset = next();
+}
+
+/** Calls `visit` with the start and end of each field of an extra-field block. */
+function eachExtraField(
+  view: DataView,
+  start: number,
+  length: number,
+  visit: (id: number, dataStart: number, dataEnd: number) => void,
+): void {
   let at = start;
   const end = start + length;
   while (at + 4 <= end) {
-    const id = view.getUint16(at, true);
-    const size = view.getUint16(at + 2, true);
-    const dataEnd = at + 4 + size;
+    const dataEnd = at + 4 + view.getUint16(at + 2, true);
     if (dataEnd > end) throw notZip();
-    if (id === 0x0001) {
-      let field = at + 4;
-      const next = () => {
-        if (field + 8 > dataEnd) throw notZip();
-        const value = u64(view, field);
-        field += 8;
-        return value;
-      };
-      if (entry.uncompressedSize === 0xffffffff) entry.uncompressedSize = next();
-      if (entry.compressedSize === 0xffffffff) entry.compressedSize = next();
-      if (entry.localHeaderOffset === 0xffffffff) entry.localHeaderOffset = next();
-    }
+    visit(view.getUint16(at, true), at + 4, dataEnd);
     at = dataEnd;
   }
 }
 
 const utf8 = new TextDecoder("utf-8");
-// Names without the UTF-8 flag are officially CP437; latin1 reads their ASCII subset the same.
+// Names without the UTF-8 flag are officially CP437; latin1 reads their ASCII subset the same,
+// and every character the name check looks for is ASCII.
 const latin1 = new TextDecoder("latin1");
+const DRIVE_LETTER = /^[A-Za-z]:/;
 
-function parseCentralDirectory(view: DataView, bounds: DirectoryBounds): ZipEntry[] {
-  const entries: ZipEntry[] = [];
-  let at = 0;
-  while (at < view.byteLength) {
-    if (at + 46 > view.byteLength || view.getUint32(at, true) !== CENTRAL_HEADER) throw notZip();
-    const flags = view.getUint16(at + 8, true);
-    const nameLength = view.getUint16(at + 28, true);
-    const extraLength = view.getUint16(at + 30, true);
-    const commentLength = view.getUint16(at + 32, true);
-    const nameStart = at + 46;
-    const next = nameStart + nameLength + extraLength + commentLength;
-    if (next > view.byteLength) throw notZip();
-    const nameBytes = new Uint8Array(view.buffer, view.byteOffset + nameStart, nameLength);
-    const entry: ZipEntry = {
-      name: (flags & 0x0800 ? utf8 : latin1).decode(nameBytes),
-      method: view.getUint16(at + 10, true),
-      flags,
-      crc32: view.getUint32(at + 16, true),
-      compressedSize: view.getUint32(at + 20, true),
-      uncompressedSize: view.getUint32(at + 24, true),
-      localHeaderOffset: view.getUint32(at + 42, true),
-    };
-    applyZip64Extra(view, nameStart + nameLength, extraLength, entry);
-    // Every entry's data must lie before the central directory, or the directory lies.
-    if (entry.localHeaderOffset + 30 + entry.compressedSize > bounds.offset) throw notZip();
-    entries.push(entry);
-    at = next;
+/**
+ * Refuses a name that would put the entry outside the folder it is unpacked into: absolute
+ * (`/etc/x`, `C:\x`, `C:x`), with a `..` segment, or with a backslash, which Windows tools take
+ * for a separator and which no portable archive uses.
+ */
+function checkEntryName(name: string): void {
+  if (
+    name.startsWith("/") ||
+    DRIVE_LETTER.test(name) ||
+    name.includes("\\") ||
+    name.split("/").includes("..")
+  ) {
+    throw unsafeEntryName(name);
   }
-  if (entries.length !== bounds.entryCount) throw notZip();
-  return entries;
 }
 
 /**
- * Checks that the file is a zip archive whose end records agree with its size, and lists its
- * entries. Truncated or lying archives are refused with 415.
+ * Info-ZIP's Unicode Path field (0x7075) carries a second name that unzip and others prefer
+ * over the header's, so it is held to the same rule. Its data: version, the CRC of the header
+ * name, then the name in UTF-8.
  */
-export async function inspectZip(path: string, size: number): Promise<ZipDirectory> {
+function checkUnicodePath(view: DataView, start: number, length: number): void {
+  eachExtraField(view, start, length, (id, dataStart, dataEnd) => {
+    if (id !== UNICODE_PATH_FIELD || dataEnd - dataStart < 5) return;
+    checkEntryName(
+      utf8.decode(new Uint8Array(view.buffer, view.byteOffset + dataStart + 5, dataEnd - dataStart - 5)),
+    );
+  });
+}
+
+/** One central directory header at `at`, or null when `view` ends before it does. */
+function readCentralHeader(
+  view: DataView,
+  at: number,
+): { entry: ZipEntry; nameBytes: Uint8Array; next: number } | null {
+  if (at + 46 > view.byteLength) return null;
+  if (view.getUint32(at, true) !== CENTRAL_HEADER) throw notZip();
+  const flags = view.getUint16(at + 8, true);
+  const nameLength = view.getUint16(at + 28, true);
+  const extraLength = view.getUint16(at + 30, true);
+  const nameStart = at + 46;
+  const next = nameStart + nameLength + extraLength + view.getUint16(at + 32, true);
+  if (next > view.byteLength) return null;
+  const nameBytes = new Uint8Array(view.buffer, view.byteOffset + nameStart, nameLength);
+  const entry: ZipEntry = {
+    name: (flags & UTF8_FLAG ? utf8 : latin1).decode(nameBytes),
+    method: view.getUint16(at + 10, true),
+    flags,
+    crc32: view.getUint32(at + 16, true),
+    compressedSize: view.getUint32(at + 20, true),
+    uncompressedSize: view.getUint32(at + 24, true),
+    localHeaderOffset: view.getUint32(at + 42, true),
+  };
+  eachExtraField(view, nameStart + nameLength, extraLength, (id, dataStart, dataEnd) => {
+    if (id === ZIP64_FIELD) applyZip64Extra(view, dataStart, dataEnd, entry);
+  });
+  checkEntryName(entry.name);
+  checkUnicodePath(view, nameStart + nameLength, extraLength);
+  return { entry, nameBytes, next };
+}
+
+/**
+ * Reads parts of one open file through a window it reuses: the local records of small entries
+ * follow one another, so one read serves many of them, and a walk allocates once.
+ */
+class FileReader {
+  private buffer = Buffer.allocUnsafe(READ_WINDOW);
+  private windowStart = 0;
+  private windowLength = 0;
+
+  constructor(private readonly handle: FileHandle) {}
+
+  /** `length` bytes from `position` (fewer at the end of the file); valid until the next read. */
+  async read(position: number, length: number): Promise<DataView> {
+    if (position < this.windowStart || position + length > this.windowStart + this.windowLength) {
+      const wanted = Math.max(length, READ_WINDOW);
+      if (this.buffer.byteLength < wanted) this.buffer = Buffer.allocUnsafe(wanted);
+      const { bytesRead } = await this.handle.read(this.buffer, 0, wanted, position);
+      this.windowStart = position;
+      this.windowLength = bytesRead;
+    }
+    const offset = position - this.windowStart;
+    const available = Math.max(0, Math.min(length, this.windowLength - offset));
+    return new DataView(this.buffer.buffer, this.buffer.byteOffset + offset, available);
+  }
+}
+
+/**
+ * Checks the local header (and data descriptor) of `entry` against its central directory
+ * header: a reader that walks the local headers, as streaming unzips do, must find the same
+ * entry, with the same name, method and sizes, that a reader of the directory finds. Returns
+ * where the entry's record ends, which is where the next one must begin.
+ */
+async function checkLocalRecord(
+  reader: FileReader,
+  entry: ZipEntry,
+  nameBytes: Uint8Array,
+  directoryOffset: number,
+): Promise<number> {
+  const at = entry.localHeaderOffset;
+  const header = await reader.read(at, 30 + nameBytes.byteLength + LOCAL_EXTRA_GUESS);
+  if (header.byteLength < 30 || header.getUint32(0, true) !== LOCAL_HEADER) throw inconsistentZip();
+  const nameLength = header.getUint16(26, true);
+  const extraLength = header.getUint16(28, true);
+  const dataStart = at + 30 + nameLength + extraLength;
+  if (
+    (header.getUint16(6, true) & LOCAL_FLAGS) !== (entry.flags & LOCAL_FLAGS) ||
+    header.getUint16(8, true) !== entry.method ||
+    nameLength !== nameBytes.byteLength
+  ) {
+    throw inconsistentZip();
+  }
+  const local =
+    30 + nameLength + extraLength <= header.byteLength
+      ? header
+      : await reader.read(at, 30 + nameLength + extraLength);
+  if (local.byteLength < 30 + nameLength + extraLength) throw inconsistentZip();
+  for (let i = 0; i < nameLength; i++) {
+    if (local.getUint8(30 + i) !== nameBytes[i]) throw inconsistentZip();
+  }
+  checkUnicodePath(local, 30 + nameLength, extraLength);
+
+  const sizes = {
+    crc32: local.getUint32(14, true),
+    compressedSize: local.getUint32(18, true),
+    uncompressedSize: local.getUint32(22, true),
+  };
+  let zip64 = false;
+  eachExtraField(local, 30 + nameLength, extraLength, (id, fieldStart, fieldEnd) => {
+    if (id !== ZIP64_FIELD) return;
+    zip64 = true;
+    // In a local header the ZIP64 field holds both sizes, uncompressed first.
+    if (fieldEnd - fieldStart < 16) return;
+    if (sizes.uncompressedSize === 0xffffffff) sizes.uncompressedSize = u64(local, fieldStart);
+    if (sizes.compressedSize === 0xffffffff) sizes.compressedSize = u64(local, fieldStart + 8);
+  });
+
+  const dataEnd = dataStart + entry.compressedSize;
+  if (!(entry.flags & DESCRIPTOR_FLAG)) {
+    if (!sameSizes(sizes, entry)) throw inconsistentZip();
+    if (dataEnd > directoryOffset) throw inconsistentZip();
+    return dataEnd;
+  }
+  // The sizes follow the data, in a descriptor: 4-byte sizes, or 8-byte ones when the local
+  // header has a ZIP64 field (some writers differ, so the other width is the fallback).
+  const descriptor = await reader.read(dataEnd, 24);
+  const signed = descriptor.byteLength >= 4 && descriptor.getUint32(0, true) === DESCRIPTOR;
+  const base = signed ? 4 : 0;
+  for (const wide of zip64 ? [true, false] : [false, true]) {
+    const length = base + (wide ? 20 : 12);
+    if (descriptor.byteLength < length || dataEnd + length > directoryOffset) continue;
+    const found = {
+      crc32: descriptor.getUint32(base, true),
+      compressedSize: wide ? u64(descriptor, base + 4) : descriptor.getUint32(base + 4, true),
+      uncompressedSize: wide ? u64(descriptor, base + 12) : descriptor.getUint32(base + 8, true),
+    };
+    if (sameSizes(found, entry)) return dataEnd + length;
+  }
+  throw inconsistentZip();
+}
+
+function sameSizes(
+  a: Pick<ZipEntry, "crc32" | "compressedSize" | "uncompressedSize">,
+  b: Pick<ZipEntry, "crc32" | "compressedSize" | "uncompressedSize">,
+): boolean {
+  return (
+    a.crc32 === b.crc32 && a.compressedSize === b.compressedSize && a.uncompressedSize === b.uncompressedSize
+  );
+}
+
+/**
+ * Whether the bytes from `start` to the central directory are an APK Signing Block (the one
+ * thing that may sit between the last entry and the directory; apk-signing.ts reads it), after
+ * at most MAX_SIGNING_BLOCK_PADDING zeros.
+ */
+async function isSigningBlock(reader: FileReader, start: number, directoryOffset: number): Promise<boolean> {
+  if (directoryOffset - start < 32) return false;
+  const footer = await reader.read(directoryOffset - 24, 24);
+  if (footer.byteLength < 24) return false;
+  const magic = new Uint8Array(footer.buffer, footer.byteOffset + 8, 16);
+  if (latin1.decode(magic) !== SIGNING_BLOCK_MAGIC) return false;
+  // The size counts everything but its own leading copy. Taken now: the next read reuses the buffer.
+  const size = u64(footer, 0);
+  const blockStart = directoryOffset - 8 - size;
+  if (blockStart < start || blockStart - start > MAX_SIGNING_BLOCK_PADDING) return false;
+  const head = await reader.read(start, blockStart - start + 8);
+  if (head.byteLength !== blockStart - start + 8 || u64(head, blockStart - start) !== size) return false;
+  for (let i = 0; i < blockStart - start; i++) if (head.getUint8(i) !== 0) return false;
+  return true;
+}
+
+/**
+ * Walks a zip archive as a reader of its central directory and a reader of its local headers
+ * would, and refuses it (415) unless both see the same entries: the end records agree with the
+ * file's size and each other, every entry has a safe name, and the entries' local records follow
+ * one another from the first byte to the central directory without a gap or an overlap. Reads the
+ * end of the file, the directory in chunks and each local header: memory stays bounded whatever
+ * the archive's size, and the time is linear in the number of entries.
+ */
+async function walkZip(
+  path: string,
+  size: number,
+  visit: (entry: ZipEntry) => void,
+): Promise<{ offset: number; size: number }> {
   if (size < 30 + EOCD_SIZE) throw notZip();
   const head = await readBytes(path, 0, 4);
   if (head.byteLength < 4 || head.getUint32(0, true) !== LOCAL_HEADER) throw notZip();
 
   const bounds = await readDirectoryBounds(path, size);
   if (bounds.size > MAX_CENTRAL_DIRECTORY || bounds.offset + bounds.size > bounds.limit) throw notZip();
+  if (bounds.offset + bounds.size !== bounds.limit) throw inconsistentZip();
   // 46 bytes is the smallest central directory header.
-  if (bounds.entryCount * 46 > bounds.size) throw notZip();
+  if (bounds.entryCount * 46 > bounds.size) throw inconsistentZip();
 
-  const view = await readBytes(path, bounds.offset, bounds.offset + bounds.size);
-  if (view.byteLength !== bounds.size) throw notZip();
+  const handle = await open(path, "r");
+  try {
+    const directory = new FileReader(handle);
+    const locals = new FileReader(handle);
+    let count = 0;
+    // Where the next local record must start: the archive's first byte, then each record's end.
+    let expected = 0;
+    let chunkStart = bounds.offset;
+    const directoryEnd = bounds.offset + bounds.size;
+    while (chunkStart < directoryEnd) {
+      const chunk = await directory.read(chunkStart, Math.min(DIRECTORY_CHUNK, directoryEnd - chunkStart));
+      let at = 0;
+      for (let header = readCentralHeader(chunk, at); header; header = readCentralHeader(chunk, at)) {
+        if (++count > bounds.entryCount) throw inconsistentZip();
+        if (header.entry.localHeaderOffset !== expected) throw inconsistentZip();
+        expected = await checkLocalRecord(locals, header.entry, header.nameBytes, bounds.offset);
+        visit(header.entry);
+        at = header.next;
+      }
+      // A header cut by the chunk's end is read again at the start of the next chunk; one that
+      // does not fit even a whole chunk runs past the directory's end.
+      if (at === 0) throw notZip();
+      chunkStart += at;
+    }
+    if (count !== bounds.entryCount) throw inconsistentZip();
+    if (expected !== bounds.offset && !(await isSigningBlock(locals, expected, bounds.offset))) {
+      throw inconsistentZip();
+    }
+  } finally {
+    await handle.close();
+  }
+  return { offset: bounds.offset, size: bounds.size };
+}
+
+/**
+ * The check for book version archives: a zip archive that walkZip accepts. The entries are not
+ * kept, so an archive of a million entries costs no more memory than one of ten.
+ */
+export async function inspectArchive(path: string, size: number): Promise<ZipSummary> {
+  let entryCount = 0;
+  const directory = await walkZip(path, size, () => {
+    entryCount++;
+  });
+  return { entryCount, centralDirectoryOffset: directory.offset, centralDirectorySize: directory.size };
+}
+
+/** A zip archive that walkZip accepts, with the list of its entries. */
+export async function inspectZip(path: string, size: number): Promise<ZipDirectory> {
+  const entries: ZipEntry[] = [];
+  const directory = await walkZip(path, size, (entry) => entries.push(entry));
   return {
-    entries: parseCentralDirectory(view, bounds),
-    centralDirectoryOffset: bounds.offset,
-    centralDirectorySize: bounds.size,
+    entries,
+    entryCount: entries.length,
+    centralDirectoryOffset: directory.offset,
+    centralDirectorySize: directory.size,
   };
 }
 
@@ -230,7 +527,7 @@ export async function readZipEntry(
 ): Promise<Uint8Array> {
   if (entry.uncompressedSize > maxBytes || entry.compressedSize > maxBytes) throw unreadableEntry(entry.name);
   // Encrypted entries cannot be read without a password.
-  if (entry.flags & 0x0001) throw unreadableEntry(entry.name);
+  if (entry.flags & ENCRYPTED_FLAG) throw unreadableEntry(entry.name);
 
   const header = await readBytes(path, entry.localHeaderOffset, entry.localHeaderOffset + 30);
   if (header.byteLength < 30 || header.getUint32(0, true) !== LOCAL_HEADER) throw notZip();

@@ -95,7 +95,7 @@ export const uploadApk = shapes.uploadRoute("admin", {
   operationId: "uploadApk",
   summary: "Upload the APK file",
   description:
-    "Multipart part `file`: a zip holding `AndroidManifest.xml`, at most MAX_APK_BYTES. Replaces an earlier file. " +
+    "Multipart part `file`: a zip holding `AndroidManifest.xml`, at most MAX_APK_BYTES, held to the same zip checks as a book version's archive (415). Replaces an earlier file. " +
     "The package, versionCode, minSdk and signing certificate are read from the file (415 when its manifest or signature cannot be read). " +
     "409 when its versionCode is not the record's, when the APK is active, or when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`). " +
     "An unsigned APK is recorded with `signerSha256: null`; unsigned over a signed active APK (or the reverse) is a signer change too.",

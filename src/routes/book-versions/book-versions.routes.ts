@@ -81,7 +81,7 @@ export const uploadArchive = shapes.uploadRoute("admin", {
   operationId: "uploadBookVersionArchive",
   summary: "Upload a version's zip archive",
   description:
-    "Multipart part `file`: a zip archive (valid local-file signature and end-of-central-directory record), at most MAX_ARCHIVE_BYTES. Replaces an earlier archive; the old one stays downloadable until the new one is complete.",
+    "Multipart part `file`: a zip archive, at most MAX_ARCHIVE_BYTES. Checked by content: 415 when an entry name is absolute (`/…`, `C:…`), has a `..` segment or a backslash, or when the central directory does not match the local headers (names, methods, sizes, offsets, the number of entries in the end record). Replaces an earlier archive; the old one stays downloadable until the new one is complete.",
   tags,
   file: "The zip archive",
   resource: BookVersionResource,

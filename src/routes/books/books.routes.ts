@@ -82,7 +82,7 @@ export const uploadCover = shapes.uploadRoute("admin", {
   operationId: "uploadBookCover",
   summary: "Upload a book's cover",
   description:
-    "Multipart part `file`: a PNG (checked by content, not by name), at most MAX_COVER_BYTES. Replaces an earlier cover.",
+    "Multipart part `file`: a PNG (checked by content, not by name) of at most 10,000 × 10,000 pixels (415 beyond), at most MAX_COVER_BYTES. Replaces an earlier cover.",
   tags,
   file: "The cover PNG",
   resource: BookResource,

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { RangeHeaders } from "../../lib/download-docs";
 import { halList, halResource } from "../../lib/hal";
-import { Id, optionalText, Timestamp, timestamps, timestampsOf } from "../../lib/openapi";
+import { Id, optionalText, requestDateTime, Timestamp, timestamps, timestampsOf } from "../../lib/openapi";
 import type { QrCodeRow } from "../../repositories/qr-codes";
 
 export const BookIdParam = z.object({
@@ -53,8 +53,7 @@ export const QrCodeBatchInput = z
     quantity: z.number().int().min(1).max(10_000).openapi({ example: 500 }),
     maxActivations: MaxActivations,
     label: optionalText(200).openapi({ example: "First print, 2026" }),
-    expiresAt: z.iso
-      .datetime({ offset: true })
+    expiresAt: requestDateTime()
       .nullish()
       .transform((value) => (value ? new Date(value) : null))
       .openapi({ type: ["string", "null"], format: "date-time", example: "2027-12-31T23:59:59.000Z" }),
