@@ -73,8 +73,16 @@ function checkPhpass(input: Uint8Array, storedHash: string): boolean {
   const countLog2 = PHPASS_ITOA64.indexOf(storedHash.charAt(3));
   // The bounds phpass itself enforces; outside them it never produces a matching hash.
   if (countLog2 < 7 || countLog2 > 30 || stored.length < 12) return false;
-  let hash = md5(stored.subarray(4, 12), input);
-  for (let rounds = 2 ** countLog2; rounds > 0; rounds--) hash = md5(hash, input);
+  // Each round is md5(previous hash + input): one block rehashed in place, as a fresh hasher per
+  // round would cost more than the md5 itself, and this loop runs on the event loop.
+  const block = new Uint8Array(16 + input.length);
+  block.set(md5(stored.subarray(4, 12), input));
+  block.set(input, 16);
+  const hash = block.slice(0, 16);
+  for (let rounds = 2 ** countLog2; rounds > 0; rounds--) {
+    Bun.MD5.hash(block, hash);
+    block.set(hash);
+  }
   const computed = Buffer.concat([stored.subarray(0, 12), Buffer.from(phpassEncode64(hash))]);
   return constantTimeEqual(computed, stored);
 }
@@ -168,7 +176,7 @@ export function schemeCost(scheme: string): number {
   if (scheme === "md5") return 1;
   if (PHPASS_SCHEME.test(scheme)) {
     const countLog2 = PHPASS_ITOA64.indexOf(scheme.charAt(3));
-    return countLog2 < 7 || countLog2 > 30 ? 0 : 2 ** countLog2 / 4;
+    return countLog2 < 7 || countLog2 > 30 ? 0 : 2 ** countLog2 / 8;
   }
   const bcrypt = BCRYPT_SCHEME.exec(scheme);
   if (bcrypt) {
