@@ -8,7 +8,7 @@ const BCRYPT_MAX_BYTES = 72;
 const PHPASS_ITOA64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 // A $wp$ hash of a random secret nobody knows; verifying against it costs what a real check costs.
-const DUMMY_HASH = "$wp$2y$10$COg4/XXOPo3sekztn.tiK.NMyDOi30fUZYe/ZSw47iWTjlq6yA0rW";
+export const DEFAULT_DUMMY_HASH = "$wp$2y$10$COg4/XXOPo3sekztn.tiK.NMyDOi30fUZYe/ZSw47iWTjlq6yA0rW";
 
 function phpTrim(value: string): string {
   let start = 0;
@@ -73,8 +73,16 @@ function checkPhpass(input: Uint8Array, storedHash: string): boolean {
   const countLog2 = PHPASS_ITOA64.indexOf(storedHash.charAt(3));
   // The bounds phpass itself enforces; outside them it never produces a matching hash.
   if (countLog2 < 7 || countLog2 > 30 || stored.length < 12) return false;
-  let hash = md5(stored.subarray(4, 12), input);
-  for (let rounds = 2 ** countLog2; rounds > 0; rounds--) hash = md5(hash, input);
+  // Each round is md5(previous hash + input): one block rehashed in place, as a fresh hasher per
+  // round would cost more than the md5 itself, and this loop runs on the event loop.
+  const block = new Uint8Array(16 + input.length);
+  block.set(md5(stored.subarray(4, 12), input));
+  block.set(input, 16);
+  const hash = block.slice(0, 16);
+  for (let rounds = 2 ** countLog2; rounds > 0; rounds--) {
+    Bun.MD5.hash(block, hash);
+    block.set(hash);
+  }
   const computed = Buffer.concat([stored.subarray(0, 12), Buffer.from(phpassEncode64(hash))]);
   return constantTimeEqual(computed, stored);
 }
@@ -131,12 +139,11 @@ export async function verifyPassword(password: string, storedHash: string): Prom
 }
 
 /**
- * Runs the same path as a user whose hash is `dummyHash` (including the second try), so an unknown
- * login can't be told apart from a wrong password by its response time. The default is a $wp$
- * hash, the scheme bookdist itself writes; a store whose users mostly have another scheme passes
- * a dummy of that scheme (see dummyHashOfScheme).
+ * Runs the same path as a user whose hash is `dummyHash` (including the second try), so checking
+ * it costs what a wrong password of that scheme costs. The default is a $wp$ hash, the scheme
+ * bookdist itself writes; dummy-hash.ts passes a dummy of the store's most expensive scheme.
  */
-export async function verifyAgainstDummy(password: string, dummyHash = DUMMY_HASH): Promise<false> {
+export async function verifyAgainstDummy(password: string, dummyHash = DEFAULT_DUMMY_HASH): Promise<false> {
   await verifyPassword(password, dummyHash);
   return false;
 }
@@ -156,6 +163,30 @@ export function schemeOfHash(storedHash: string): string {
 
 const BCRYPT_SCHEME = /^(\$wp)?\$(2[aby])\$(\d\d)$/;
 const ARGON2_SCHEME = /^\$(argon2id|argon2i)\$v=19\$m=(\d+),t=(\d+),p=\d+$/;
+const PHPASS_SCHEME = /^\$P\$[./0-9A-Za-z]$/;
+
+/**
+ * Roughly what checking a wrong password against a hash of `scheme` (as schemeOfHash names it)
+ * costs, in microseconds of one core: enough to tell which of two schemes costs more, which is
+ * all it is used for. Each follows from the scheme's own parameters (md5 rounds of phpass, the
+ * bcrypt cost, argon2's memory and passes), so no hash has to be timed. A scheme verifyPassword
+ * refuses without hashing costs nothing.
+ */
+export function schemeCost(scheme: string): number {
+  if (scheme === "md5") return 1;
+  if (PHPASS_SCHEME.test(scheme)) {
+    const countLog2 = PHPASS_ITOA64.indexOf(scheme.charAt(3));
+    return countLog2 < 7 || countLog2 > 30 ? 0 : 2 ** countLog2 / 8;
+  }
+  const bcrypt = BCRYPT_SCHEME.exec(scheme);
+  if (bcrypt) {
+    const cost = Number(bcrypt[3]);
+    return cost < 4 || cost > 31 ? 0 : 2 ** cost * 50;
+  }
+  const argon2 = ARGON2_SCHEME.exec(scheme);
+  if (argon2) return (Number(argon2[2]) * Number(argon2[3])) / 2;
+  return 0;
+}
 
 /**
  * A hash of `scheme` (as schemeOfHash names it) of a random secret nobody knows: checking a
@@ -165,14 +196,14 @@ const ARGON2_SCHEME = /^\$(argon2id|argon2i)\$v=19\$m=(\d+),t=(\d+),p=\d+$/;
 export async function dummyHashOfScheme(scheme: string): Promise<string> {
   const secret = crypto.getRandomValues(new Uint8Array(24));
   if (scheme === "md5") return md5(secret).toString("hex");
-  if (/^\$P\$[./0-9A-Za-z]$/.test(scheme)) {
+  if (PHPASS_SCHEME.test(scheme)) {
     const salt = phpassEncode64(crypto.getRandomValues(new Uint8Array(6)));
     return `${scheme}${salt}${phpassEncode64(md5(secret))}`;
   }
   const bcrypt = BCRYPT_SCHEME.exec(scheme);
   if (bcrypt) {
     const cost = Number(bcrypt[3]);
-    if (cost < 4 || cost > 16) return DUMMY_HASH;
+    if (cost < 4 || cost > 16) return DEFAULT_DUMMY_HASH;
     const hash = await Bun.password.hash(secret, { algorithm: "bcrypt", cost });
     return `${bcrypt[1] ?? ""}${hash.replace(/^\$2b\$/, `$${bcrypt[2]}$`)}`;
   }
@@ -180,12 +211,12 @@ export async function dummyHashOfScheme(scheme: string): Promise<string> {
   if (argon2) {
     const memoryCost = Number(argon2[2]);
     const timeCost = Number(argon2[3]);
-    if (memoryCost > 1_048_576 || timeCost > 16) return DUMMY_HASH;
+    if (memoryCost > 1_048_576 || timeCost > 16) return DEFAULT_DUMMY_HASH;
     return Bun.password.hash(secret, {
       algorithm: argon2[1] as "argon2id" | "argon2i",
       memoryCost,
       timeCost,
     });
   }
-  return DUMMY_HASH;
+  return DEFAULT_DUMMY_HASH;
 }

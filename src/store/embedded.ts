@@ -2,8 +2,9 @@
 // WordPress's and hashed the same way, so one command runs everything.
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
+import { DummyHash } from "../auth/dummy-hash";
 import { passwordStampOf } from "../auth/password-stamp";
-import { hashPassword, verifyAgainstDummy, verifyPassword } from "../auth/passwords";
+import { hashPassword, schemeOfHash } from "../auth/passwords";
 import { isUniqueViolation } from "../db/errors";
 import { preparedPer, prepareNamed } from "../db/prepared";
 import { preparedFindBy } from "../db/rows";
@@ -28,6 +29,8 @@ const PREFIX = "wp_";
 const CAPABILITIES_KEY = `${PREFIX}capabilities`;
 const UUID_KEY = "_bookdist_uuid";
 const PROFILE_KEYS = ["first_name", "last_name", CAPABILITIES_KEY, UUID_KEY];
+// The characters of a salt or hash in bcrypt's, phpass's and argon2's (standard base64) alphabets.
+const BASE64_CHARS = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+";
 // pg_advisory_xact_lock key for registrations ("bookdist" in ASCII); nothing else here uses advisory locks.
 const REGISTER_LOCK_KEY = 0x626f6f6b64697374n;
 
@@ -48,11 +51,18 @@ const profileMetaOf = preparedPer((db) => {
 
 export class EmbeddedStore implements StoreDirectory {
   readonly kind = "embedded" as const;
+  /** What a failed check costs: the dearest scheme the store's users have (dummy-hash.ts). */
+  private readonly dummyHash: DummyHash;
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.dummyHash = new DummyHash(
+      () => hashSchemesOf(this.db),
+      () => this.clock.now().getTime(),
+    );
+  }
 
   async authenticate(
     loginOrEmail: string,
@@ -61,8 +71,8 @@ export class EmbeddedStore implements StoreDirectory {
   ): Promise<StoreUser | null> {
     const row = await this.findUserRow(loginOrEmail);
     await beforeCheck?.(row ? String(row.id) : null);
-    if (!row) return verifyAgainstDummy(password).then(() => null);
-    if (!(await verifyPassword(password, row.userPass))) return null;
+    const verified = await this.dummyHash.verify(password, row?.userPass);
+    if (!row || !verified) return null;
     return this.toStoreUser(row.id);
   }
 
@@ -240,6 +250,29 @@ export class EmbeddedStore implements StoreDirectory {
       return uuid;
     });
   }
+}
+
+/**
+ * The hash schemes the store's users have (passwords.ts schemeOfHash names them from one hash of
+ * each group), grouped in SQL so a large store is not read row by row: by a prefix at least as
+ * long as the scheme; an argon2 hash instead loses its hash and salt (base64, no "$") from the right.
+ */
+export async function hashSchemesOf(db: Database): Promise<string[]> {
+  const { storeUser } = db.tables;
+  const pass = storeUser.userPass;
+  const scheme = sql`CASE
+    WHEN length(${pass}) <= 32 THEN 'md5'
+    WHEN substr(${pass}, 1, 3) = '$P$' THEN substr(${pass}, 1, 4)
+    WHEN substr(${pass}, 1, 4) = '$wp$' THEN substr(${pass}, 1, 10)
+    WHEN substr(${pass}, 1, 7) = '$argon2'
+      THEN rtrim(rtrim(rtrim(rtrim(${pass}, ${BASE64_CHARS}), '$'), ${BASE64_CHARS}), '$')
+    ELSE substr(${pass}, 1, 7)
+  END`;
+  const rows = await db.orm
+    .select({ hash: sql<string>`min(${pass})` })
+    .from(storeUser)
+    .groupBy(scheme);
+  return [...new Set(rows.map((row) => schemeOfHash(row.hash)))];
 }
 
 function escapeLike(text: string): string {

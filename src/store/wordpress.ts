@@ -12,7 +12,7 @@ import mysql, {
 import type { Database } from "#db";
 import { DummyHash } from "../auth/dummy-hash";
 import { passwordStampOf } from "../auth/password-stamp";
-import { hashPassword, verifyAgainstDummy, verifyPassword } from "../auth/passwords";
+import { hashPassword } from "../auth/passwords";
 import { withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
@@ -184,7 +184,7 @@ export class WordPressStore implements StoreDirectory {
   private readonly database: string;
   private readonly db: Database;
   private readonly clock: Clock;
-  /** What checking an unknown user costs: a dummy of the scheme most of the shop's users have. */
+  /** What a failed check costs: the dearest scheme the shop's users have (dummy-hash.ts). */
   private readonly dummyHash: DummyHash;
   private closed = false;
 
@@ -232,18 +232,15 @@ export class WordPressStore implements StoreDirectory {
     beforeCheck?: (storeUserId: string | null) => Promise<void>,
   ): Promise<StoreUser | null> {
     const needle = loginOrEmail.trim();
-    // Sampled beside the look-up (once, then in the background every few minutes).
-    const dummyHash = this.dummyHash.current();
-    dummyHash.catch(() => undefined);
+    // The shop's schemes are sampled beside the look-up (once, then in the background every few
+    // minutes); the check below waits for them.
+    this.dummyHash.current().catch(() => undefined);
     const row =
       needle === "" ? undefined : await this.withSession((session) => this.findUserRow(session, needle));
     await beforeCheck?.(row ? String(row.ID) : null);
-    if (!row) {
-      await verifyAgainstDummy(password, await dummyHash);
-      return null;
-    }
     // No connection is held while hashing: bcrypt takes longer than the queries.
-    if (!(await verifyPassword(password, row.user_pass))) return null;
+    const verified = await this.dummyHash.verify(password, row?.user_pass);
+    if (!row || !verified) return null;
     const user = await this.withSession((session) => this.completeUser(session, row));
     await this.recordLink(user.uuid, user.storeUserId);
     return user;
@@ -409,23 +406,24 @@ export class WordPressStore implements StoreDirectory {
   }
 
   /**
-   * How many users have each hash scheme (passwords.ts schemeOfHash, computed here in SQL so a
-   * large shop is not read row by row), most common first.
+   * The hash schemes the shop's users have (passwords.ts schemeOfHash, computed here in SQL so a
+   * large shop is not read row by row).
    */
-  private async hashSchemes(): Promise<Array<{ scheme: string; users: number }>> {
+  private async hashSchemes(): Promise<string[]> {
     const rows = await this.withSession((session) =>
       session.rows<RowDataPacket>(
-        `SELECT CASE
+        // Compared as bytes: the table's _ci collation would take $P$B and $P$b for one scheme.
+        `SELECT DISTINCT CAST(CASE
            WHEN LENGTH(user_pass) <= 32 THEN 'md5'
            WHEN user_pass LIKE BINARY '$P$%' THEN LEFT(user_pass, 4)
            WHEN user_pass LIKE BINARY '$wp$%' OR user_pass LIKE BINARY '$argon2%'
              THEN SUBSTRING_INDEX(user_pass, '$', 4)
            ELSE SUBSTRING_INDEX(user_pass, '$', 3)
-         END AS scheme, COUNT(*) AS users
-         FROM ${this.users} GROUP BY scheme ORDER BY users DESC, scheme`,
+         END AS BINARY) AS scheme
+         FROM ${this.users}`,
       ),
     );
-    return rows.map((row) => ({ scheme: String(row.scheme), users: Number(row.users) }));
+    return rows.map((row) => Buffer.from(row.scheme as Uint8Array).toString());
   }
 
   private async loadUser(session: Session, storeUserId: string): Promise<StoreUser | null> {

@@ -2,7 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { hashPassword, verifyAgainstDummy, verifyPassword, wordpressSlash } from "../../src/auth/passwords";
+import {
+  hashPassword,
+  schemeCost,
+  verifyAgainstDummy,
+  verifyPassword,
+  wordpressSlash,
+} from "../../src/auth/passwords";
 import { wordpressFixtures as fixtures } from "../helpers/wordpress";
 
 interface PasswordVector {
@@ -196,4 +202,32 @@ describe("verifyAgainstDummy", () => {
     expect(dummy).toBeGreaterThan(real / 4);
     expect(await verifyAgainstDummy("")).toBe(false);
   });
+});
+
+describe("schemeCost", () => {
+  test("orders the schemes by what a check of each costs", () => {
+    const ordered = [
+      "md5",
+      "$P$B",
+      "$P$D",
+      "$argon2id$v=19$m=16384,t=2,p=1",
+      "$wp$2y$10",
+      "$argon2id$v=19$m=65536,t=4,p=1",
+      "$2y$12",
+    ];
+    const costs = ordered.map(schemeCost);
+    expect([...costs].sort((a, b) => a - b)).toEqual(costs);
+    expect(new Set(costs).size).toBe(costs.length);
+  });
+
+  test("$wp$ bcrypt costs what plain bcrypt of the same cost does (the HMAC is nothing beside it)", () => {
+    expect(schemeCost("$wp$2y$10")).toBe(schemeCost("$2y$10"));
+  });
+
+  test.each(["$H$B", "$P$!", "$2x$10", "$2y$03", "$argon2d$v=19$m=65536,t=4,p=1", "garbage"])(
+    "%s: refused without hashing, costs nothing",
+    (scheme) => {
+      expect(schemeCost(scheme)).toBe(0);
+    },
+  );
 });

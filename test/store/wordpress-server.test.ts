@@ -78,4 +78,41 @@ describe.skipIf(!storeServerUrl)("the running server with STORE_DRIVER=wordpress
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ code: "AUTHENTICATION_FAILED" });
   });
+
+  // Issue 24, finding 2: the fixture shop has two $wp$ bcrypt users and one phpass ($P$) user, the
+  // shop manager. Every wrong login costs at least the dearest of those schemes, so neither an
+  // unknown name nor a user of the cheaper scheme stands out. (THROTTLE is off on this server.)
+  test("30 wrong logins each: unknown name, $P$ manager and $wp$ admin take medians within 1.2×", async () => {
+    const timed = async (email: string) => {
+      const start = performance.now();
+      const response = await post("/authentication/login", { email, password: "not the password" });
+      const elapsed = performance.now() - start;
+      expect(response.status).toBe(401);
+      return elapsed;
+    };
+    // Warm-up: the first look-up samples the shop's schemes and makes the dummy.
+    await timed("nobody-warmup@example.com");
+    const samples: Record<"unknown" | "phpass" | "bcrypt", number[]> = {
+      unknown: [],
+      phpass: [],
+      bcrypt: [],
+    };
+    // Interleaved, so a busy moment of the machine weighs on all three alike.
+    for (let i = 0; i < 30; i++) {
+      samples.unknown.push(await timed(`nobody-${i}@example.com`));
+      samples.phpass.push(await timed("manager"));
+      samples.bcrypt.push(await timed("admin"));
+    }
+    const medians = [median(samples.unknown), median(samples.phpass), median(samples.bcrypt)];
+    console.log(
+      `wordpress wrong-login medians over 30: unknown ${medians[0]!.toFixed(1)} ms, $P$ ${medians[1]!.toFixed(1)} ms, $wp$ ${medians[2]!.toFixed(1)} ms`,
+    );
+    expect(Math.max(...medians) / Math.min(...medians)).toBeLessThanOrEqual(1.2);
+  }, 60_000);
 });
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
