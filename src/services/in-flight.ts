@@ -30,7 +30,7 @@ export class InFlight {
   }
 
   /**
-   * Keeps the state of `keys` while an admission looks at them (their `ended` counts must not
+   * Keeps the state of `keys` while an admission looks at them (their `failed` counts must not
    * restart from zero under it); the returned function lets go.
    */
   watch(keys: readonly string[]): () => void {
