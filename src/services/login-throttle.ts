@@ -3,7 +3,7 @@
 
 import { throttleBucketOf } from "../lib/ip-address";
 import type { StoreDirectory, StoreUser } from "../store/directory";
-import { type Limits, type Throttle, throttleRules } from "./throttle";
+import { type Throttle, type ThrottleSlot, throttleRules } from "./throttle";
 
 export interface LoginAttempt {
   loginOrEmail: string;
@@ -14,9 +14,10 @@ export interface LoginAttempt {
 
 /**
  * The store user for these credentials, or null (a failure, recorded). 429 before any password is
- * hashed when the account or the address has used up its failures. Every spelling that resolves to
- * one user (login or e-mail, any case or accents the store's collation ignores) counts as that
- * user; a name that resolves to nobody counts under its normalised form.
+ * hashed when the account or the address has used up its failures; a wait first while attempts
+ * already running for them could (throttle.ts). Every spelling that resolves to one user (login or
+ * e-mail, any case or accents the store's collation ignores) counts as that user; a name that
+ * resolves to nobody counts under its normalised form.
  */
 export async function checkCredentials(
   store: StoreDirectory,
@@ -24,15 +25,30 @@ export async function checkCredentials(
   attempt: LoginAttempt,
 ): Promise<StoreUser | null> {
   const client = throttleBucketOf(attempt.clientAddress);
-  const perAddress = [throttleRules.loginFailuresPerAddress, client] as const;
-  let limits: Limits = [perAddress];
-  const user = await store.authenticate(attempt.loginOrEmail, attempt.password, async (storeUserId) => {
-    const account =
-      storeUserId === null ? `name:${normalizedName(attempt.loginOrEmail)}` : `user:${storeUserId}`;
-    limits = [[throttleRules.loginFailures, `${client}|${account}`], perAddress];
-    await throttle.check(limits, attempt.now);
-  });
-  if (!user) await throttle.recordFailure(limits, attempt.now);
+  // The account is known only once the store has resolved the name, so the slot is taken in the
+  // store's callback, between that look-up and the password hash, and ended here however the
+  // store returns: a slot left held would make every later attempt on the account wait.
+  let slot: ThrottleSlot | undefined;
+  let user: StoreUser | null;
+  try {
+    user = await store.authenticate(attempt.loginOrEmail, attempt.password, async (storeUserId) => {
+      const account =
+        storeUserId === null ? `name:${normalizedName(attempt.loginOrEmail)}` : `user:${storeUserId}`;
+      slot = await throttle.enter(
+        [
+          [throttleRules.loginFailures, `${client}|${account}`],
+          [throttleRules.loginFailuresPerAddress, client],
+        ],
+        attempt.now,
+      );
+    });
+  } catch (error) {
+    // The store failed (an outage), not the guess: nothing counts.
+    slot?.abandoned();
+    throw error;
+  }
+  if (user) slot?.succeeded();
+  else await slot?.failed();
   return user;
 }
 

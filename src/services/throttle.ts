@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type { Database } from "#db";
 import { AppError, type ErrorCode } from "../lib/problems";
 import { countEvent, countEvents, openCounts } from "../repositories/rate-limits";
+import { InFlight } from "./in-flight";
 
 export interface ThrottleRule {
   name: string;
@@ -12,6 +13,22 @@ export interface ThrottleRule {
 
 /** The rules an attempt falls under, each with the subject it is counted against. */
 export type Limits = ReadonlyArray<readonly [ThrottleRule, string]>;
+
+/** One attempt's place under its limits, held until the attempt ends one of these ways, once. */
+export interface ThrottleSlot {
+  /** The attempt succeeded: its slot is given back, nothing counted. */
+  succeeded(): void;
+  /** The attempt failed (a wrong guess): one failure recorded against each limit, then given back. */
+  failed(): Promise<void>;
+  /** The attempt ended without an answer to the guess (an outage): given back, nothing counted. */
+  abandoned(): void;
+}
+
+const unthrottled: ThrottleSlot = {
+  succeeded: () => {},
+  failed: async () => {},
+  abandoned: () => {},
+};
 
 const MINUTE = 60_000;
 
@@ -28,47 +45,70 @@ export const throttleRules = {
 } satisfies Record<string, ThrottleRule>;
 
 /**
- * Only failures count. A request is refused (429) when one of its limits has already recorded
- * its limit of failures in the current window; otherwise it runs, and only a failure is recorded,
- * after it happened, in one atomic upsert per failure (exact across instances).
+ * Only failures count, and attempts in flight count as failures until they end (API.md §4). An
+ * attempt first takes a slot under each of its limits: refused (429) when the failures recorded
+ * in the database already fill a limit; made to wait when the failures and the attempts still
+ * running fill it, until one of those ends; run otherwise. When it ends, a failure is recorded
+ * (one atomic upsert, exact across instances) before its slot is given back; a success just gives
+ * its slot back. So a parallel burst of N wrong guesses against a limit of L is evaluated L times
+ * and answered N − L × 429, while a success never meets a 429 because of requests beside it: it
+ * may wait for them, and it is refused only when failures have really filled the limit. (Refusing
+ * where it waits would make successes pay for their neighbours: a holder with 8 earlier failures
+ * retrying a valid code 10 times at once would get seven 429s.)
  *
- * The trade: requests in flight are not counted until they fail, so a parallel burst of bad
- * guesses can overshoot a limit by as many requests as are in flight at once (each still pays
- * its full cost: a password hash, a transaction). Counting slots before the attempt instead made
- * successes meet 429 because of requests beside them: a holder with 8 earlier failures retrying
- * a valid code 10 times at once got seven 429s. Successes must never pay for their neighbours.
+ * The failures live in the database; the attempts running live in this process's memory
+ * (in-flight.ts), so a slot cannot outlive its attempt, even when the process dies. With several
+ * instances the in-flight part of the bound is per instance: a burst spread over n instances at
+ * once may be evaluated up to n × L times, and is refused everywhere once L failures are recorded.
  */
 export class Throttle {
+  private readonly inFlight = new InFlight();
+
   constructor(
     private readonly db: Database,
     private readonly enabled: boolean,
   ) {}
 
-  /** 429 with Retry-After when any of the limits is full; reads only, counts nothing. */
-  async check(limits: Limits, now: Date): Promise<void> {
-    if (!this.enabled || limits.length === 0) return;
-    const limitOf = new Map(limits.map(([rule, subject]) => [keyOf(rule, subject), rule.limit]));
-    const counts = await openCounts(this.db, [...limitOf.keys()], now);
-    const full = counts.filter((row) => row.count >= (limitOf.get(row.key) ?? Number.POSITIVE_INFINITY));
-    if (full.length === 0) return;
-    const until = Math.max(...full.map((row) => row.windowEndsAt.getTime()));
-    throw tooManyRequests(new Date(until), now);
-  }
-
-  /** Records one failure against each of the limits. */
-  async recordFailure(limits: Limits, now: Date): Promise<void> {
-    if (!this.enabled || limits.length === 0) return;
-    await countEvents(
-      this.db,
-      limits.map(([rule, subject]) => ({ key: keyOf(rule, subject), windowMs: rule.windowMs })),
-      now,
-    );
+  /**
+   * Takes a slot under each of the limits for one attempt: throws 429 with Retry-After when the
+   * recorded failures fill any limit, waits while the attempts running beside it fill one. The
+   * caller must end the slot (`succeeded`, `failed` or `abandoned`), whatever happens.
+   */
+  async enter(limits: Limits, now: Date): Promise<ThrottleSlot> {
+    if (!this.enabled || limits.length === 0) return unthrottled;
+    const rules = limits.map(([rule, subject]) => ({ key: keyOf(rule, subject), rule }));
+    const keys = rules.map(({ key }) => key);
+    const unwatch = this.inFlight.watch(keys);
+    try {
+      for (;;) {
+        const failedBefore = this.inFlight.failedCounts(keys);
+        const counts = await openCounts(this.db, keys, now);
+        // An attempt that failed during the read may have recorded its failure after the read
+        // saw the database, and no longer counts as running: read again, or it counts nowhere.
+        const failedAfter = this.inFlight.failedCounts(keys);
+        if (failedAfter.some((failed, i) => failed !== failedBefore[i])) continue;
+        // From here to the `start` or the wait nothing awaits: no attempt can end unseen.
+        const recorded = new Map(counts.map((row) => [row.key, row]));
+        const failuresOf = (key: string) => recorded.get(key)?.count ?? 0;
+        const full = rules.filter(({ key, rule }) => failuresOf(key) >= rule.limit);
+        if (full.length > 0) {
+          const until = Math.max(...full.map(({ key }) => recorded.get(key)!.windowEndsAt.getTime()));
+          throw tooManyRequests(new Date(until), now);
+        }
+        const busy = rules.filter(
+          ({ key, rule }) => failuresOf(key) + this.inFlight.running(key) >= rule.limit,
+        );
+        if (busy.length === 0) return this.slot(limits, now, this.inFlight.start(keys));
+        await this.inFlight.nextEnd(busy.map(({ key }) => key));
+      }
+    } finally {
+      unwatch();
+    }
   }
 
   /**
-   * Runs `attempt` under failure limits: check, attempt, and a failure recorded when the attempt
-   * throws one of `failures` (errors that are not the caller's guess, such as an outage, cost
-   * nothing).
+   * Runs `attempt` in a slot under the limits; a failure is recorded when it throws one of
+   * `failures` (errors that are not the caller's guess, such as an outage, cost nothing).
    */
   async guard<T>(
     limits: Limits,
@@ -76,13 +116,37 @@ export class Throttle {
     attempt: () => Promise<T>,
     failures: readonly ErrorCode[],
   ): Promise<T> {
-    await this.check(limits, now);
+    const slot = await this.enter(limits, now);
     try {
-      return await attempt();
+      const result = await attempt();
+      slot.succeeded();
+      return result;
     } catch (error) {
-      if (error instanceof AppError && failures.includes(error.code)) await this.recordFailure(limits, now);
+      if (error instanceof AppError && failures.includes(error.code)) await slot.failed();
+      else slot.abandoned();
       throw error;
     }
+  }
+
+  private slot(limits: Limits, now: Date, end: (failureRecorded: boolean) => void): ThrottleSlot {
+    return {
+      succeeded: () => end(false),
+      abandoned: () => end(false),
+      failed: async () => {
+        let recorded = false;
+        try {
+          // Recorded before the slot is given back: in between, it counts twice, never zero times.
+          await countEvents(
+            this.db,
+            limits.map(([rule, subject]) => ({ key: keyOf(rule, subject), windowMs: rule.windowMs })),
+            now,
+          );
+          recorded = true;
+        } finally {
+          end(recorded);
+        }
+      },
+    };
   }
 
   /** Counts the event (success or not) and throws 429 when it went over the limit. */
