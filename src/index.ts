@@ -6,7 +6,7 @@ import { loadConfigOrExit } from "./config";
 import { openDatabase } from "./db/client";
 import { startJobs } from "./jobs/scheduler";
 import { systemClock } from "./lib/clock";
-import { closeIfBodyUnread, SHORT_IDLE_SECONDS, timeRequest } from "./lib/connection-timeouts";
+import { SHORT_IDLE_SECONDS, timeRequest, timeResponse } from "./lib/connection-timeouts";
 import type { Deps } from "./lib/deps";
 import { describeError } from "./lib/error-handler";
 import { createLogger } from "./lib/logger";
@@ -47,7 +47,7 @@ try {
     hostname: config.host,
     fetch: async (request, listener) => {
       timeRequest(listener, request);
-      return closeIfBodyUnread(request, await app.fetch(request, listener));
+      return timeResponse(listener, request, await app.fetch(request, listener));
     },
     // Never Bun's development error page (HTML with source paths): what escapes the app is a 500 problem.
     development: false,

@@ -1,12 +1,15 @@
 // How long a connection may take (Bun's idle timeout), by phase. In Bun 1.4.5 that timeout is
 // in effect a deadline: bytes arriving slower than 16 KiB/s do not push it back (a body
 // trickling a byte a second is cut when it runs out), and the value last set for a request
-// stays in force until the next request's headers arrive. So:
+// stays in force after its response, until the next request's headers arrive. So:
 // - headers, and a body until its route has checked access and read it: the short timeout,
 //   which a stranger trickling bytes cannot stretch;
-// - a request without a body (a handler at work, e.g. a 10,000-code sheet; a download to a slow
-//   phone), a JSON body once read, an upload once its access check passed: the longest Bun
-//   allows, as a slow mobile network needs;
+// - a request without a body (a handler at work, e.g. a 10,000-code sheet), a JSON body once
+//   read, an upload once its access check passed: the longest Bun allows, as a slow mobile
+//   network needs;
+// - the response: a download (a file, a sheet, a CSV) keeps the long timeout for a slow phone;
+//   a JSON or text answer, which Bun writes at once, hands the connection back to the short one
+//   for the wait for the next request;
 // - a request answered before its body was read to its end (a 401 or 404 to a POST, a 413):
 //   `Connection: close`, so Bun hangs up instead of waiting for the rest of a body nobody reads.
 import type { Server } from "bun";
@@ -38,13 +41,24 @@ export function timeRequest(server: TimeoutSetter, request: Request): void {
   server.timeout(request, request.body === null ? LONG_IDLE_SECONDS : SHORT_IDLE_SECONDS);
 }
 
-/**
- * Called as each response leaves: a request whose body was not read to its end is the last on
- * its connection (Bun honours the header and closes once the response is sent).
- */
-export function closeIfBodyUnread(request: Request, response: Response): Response {
-  if (request.body === null || bodiesRead.has(request)) return response;
-  response.headers.set("Connection", "close");
+/** Answers of these types are small (a page of a list at most): no download to wait for. */
+const PROMPT_ANSWER_TYPES = [
+  "application/json",
+  "application/hal+json",
+  "application/problem+json",
+  "text/plain",
+];
+
+/** Called as each response leaves, with the timeout for what is left of the connection. */
+export function timeResponse(server: TimeoutSetter, request: Request, response: Response): Response {
+  if (request.body !== null && !bodiesRead.has(request)) {
+    // The last response on its connection: Bun honours the header and closes once it is sent.
+    response.headers.set("Connection", "close");
+  } else {
+    const type = response.headers.get("content-type");
+    if (type === null || PROMPT_ANSWER_TYPES.some((prompt) => type.startsWith(prompt)))
+      server.timeout(request, SHORT_IDLE_SECONDS);
+  }
   return response;
 }
 
