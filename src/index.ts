@@ -6,7 +6,7 @@ import { loadConfigOrExit } from "./config";
 import { openDatabase } from "./db/client";
 import { startJobs } from "./jobs/scheduler";
 import { systemClock } from "./lib/clock";
-import { allowSlowTransfer, SHORT_IDLE_SECONDS } from "./lib/connection-timeouts";
+import { SHORT_IDLE_SECONDS, timeRequest, timeResponse } from "./lib/connection-timeouts";
 import type { Deps } from "./lib/deps";
 import { describeError } from "./lib/error-handler";
 import { createLogger } from "./lib/logger";
@@ -45,9 +45,9 @@ try {
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    fetch: (request, listener) => {
-      allowSlowTransfer(listener, request);
-      return app.fetch(request, listener);
+    fetch: async (request, listener) => {
+      timeRequest(listener, request);
+      return timeResponse(listener, request, await app.fetch(request, listener));
     },
     // Never Bun's development error page (HTML with source paths): what escapes the app is a 500 problem.
     development: false,
@@ -58,6 +58,9 @@ try {
       Math.max(config.maxArchiveBytes, config.maxApkBytes, config.maxCoverBytes) + 1024 * 1024,
     // For headers and idle keep-alive connections; each request then gets its own (connection-timeouts.ts).
     idleTimeout: SHORT_IDLE_SECONDS,
+    // With development off Bun shares the port (SO_REUSEPORT) by default: a second instance
+    // started by mistake on the same port would silently take half the traffic.
+    reusePort: false,
   });
   const jobs = startJobs(deps);
   logger.info("listening", { url: server.url.toString(), database: database.db.dialect, store: store.kind });
@@ -86,6 +89,13 @@ try {
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 } catch (error) {
-  logger.error("start-up failed", describeError(error));
+  // Another process (perhaps another instance) has the port: an everyday mistake, told in one line.
+  if (isPortInUse(error)) logger.error(`port ${config.port} is already in use`, { host: config.host });
+  else logger.error("start-up failed", describeError(error));
   process.exit(1);
+}
+
+function isPortInUse(error: unknown): boolean {
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  return code === "EADDRINUSE" && syscall === "listen";
 }

@@ -3,6 +3,13 @@ import { AppError } from "./problems";
 /** JSON bodies are small (API.md §1); the upload routes bound theirs while they stream. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
+/**
+ * The whole of a JSON body must arrive within this, however it trickles: Bun's idle timeout
+ * bounds a slow body today (connection-timeouts.ts), this bounds it whatever Bun does. 1 MiB at
+ * a slow phone's 64 KiB/s takes 16 s.
+ */
+export const JSON_BODY_DEADLINE_MS = 30_000;
+
 export const payloadTooLarge = () =>
   new AppError("PAYLOAD_TOO_LARGE", `The request body is over ${MAX_JSON_BODY_BYTES} bytes.`);
 
@@ -12,23 +19,39 @@ const bodyCutOff = () =>
     errors: [{ path: "body", message: "ended early" }],
   });
 
-export async function readBounded(request: Request, maxBytes: number): Promise<string> {
+/** The body as text, at most `maxBytes`, read to its end within `deadlineMs`. */
+export async function readBounded(
+  request: Request,
+  maxBytes: number,
+  deadlineMs = JSON_BODY_DEADLINE_MS,
+): Promise<string> {
   if (!request.body) return "";
   if (Number(request.headers.get("content-length")) > maxBytes) throw payloadTooLarge();
   const reader = request.body.getReader();
+  let late = false;
+  // Cancelling ends the pending read as if the body were complete: `late` tells it apart.
+  const deadline = setTimeout(() => {
+    late = true;
+    reader.cancel().catch(() => {});
+  }, deadlineMs);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read().catch(() => {
-      throw bodyCutOff();
-    });
-    if (done) break;
-    size += value.length;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw payloadTooLarge();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read().catch(() => {
+        throw bodyCutOff();
+      });
+      if (late) throw bodyCutOff();
+      if (done) break;
+      size += value.length;
+      if (size > maxBytes) {
+        await reader.cancel();
+        throw payloadTooLarge();
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(deadline);
   }
   return new TextDecoder().decode(Buffer.concat(chunks));
 }

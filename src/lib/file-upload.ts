@@ -1,9 +1,13 @@
 // The upload routes' bodies: the multipart `file` part streamed into the blob store, held to the
 // route's own limit and checked for what the route takes. Nothing is buffered whole.
+
+import type { Context } from "hono";
 import { type InspectedApk, inspectApkMetadata } from "../storage/apk-metadata";
 import { inspectArchive, inspectPng, type ZipSummary } from "../storage/file-types";
 import { type ReceivedUpload, receiveUpload } from "../storage/uploads";
+import { allowSlowUpload } from "./connection-timeouts";
 import type { Deps } from "./deps";
+import type { AppBindings } from "./types";
 
 export type UploadKind = "cover" | "archive" | "apk";
 
@@ -30,15 +34,21 @@ function limitOf(deps: Deps, kind: UploadKind): number {
       : config.maxApkBytes;
 }
 
-/** Streams the request's `file` part into the blob store, checked for its kind. */
-export function receiveFile<K extends UploadKind>(
-  deps: Deps,
-  request: Request,
+/**
+ * Streams the request's `file` part into the blob store, checked for its kind. Called once the
+ * route's access check passed: only then may the body take as long as a slow phone needs.
+ */
+export async function receiveFile<K extends UploadKind>(
+  c: Context<AppBindings>,
   kind: K,
 ): Promise<ReceivedUpload<Inspected[K]>> {
-  return receiveUpload(request, {
+  const deps = c.get("deps");
+  const upload = allowSlowUpload(c);
+  const received = await receiveUpload(c.req.raw, {
     maxBytes: limitOf(deps, kind),
     blobs: deps.blobs,
     inspect: inspectors[kind],
   });
+  upload.received();
+  return received;
 }

@@ -109,7 +109,7 @@ export function resourceHandlers<S extends z.ZodObject, H extends z.ZodObject, R
         const deps = c.get("deps");
         const { id } = c.req.valid("param");
         await find(deps.db, id);
-        const file = await receiveFile(deps, c.req.raw, kind);
+        const file = await receiveFile(c, kind);
         const row = await attach(deps.db, id, file, deps.clock.now(), deps.blobs);
         return respondResource(c, resource, toItem(row));
       };

@@ -82,7 +82,7 @@ export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => 
   const { allowSignerChange } = c.req.valid("query");
   // 404 or 409 before a large body is read (checked again once it is).
   service.assertFileReplaceable(await service.getApk(deps.db, id));
-  const file = await receiveFile(deps, c.req.raw, "apk");
+  const file = await receiveFile(c, "apk");
   // A refused file stays unreferenced in the blob store; the cleanup job removes it.
   const apk = await service.attachApkFile(
     deps.db,
