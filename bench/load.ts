@@ -20,8 +20,8 @@ import { passwordStampOf, sessionStampOf } from "../src/auth/password-stamp";
 import { TokenSigner } from "../src/auth/tokens";
 import { openDatabase } from "../src/db/client";
 import { withTransaction } from "../src/db/transaction";
-import { generateActivationCode } from "../src/lib/activation-code";
 import { insertQrCodes } from "../src/repositories/qr-codes";
+import { generateActivationCode } from "../src/services/activation-code";
 import { FLOOR_SQL } from "./floor-sql";
 
 const BOOKS = 1_000;

@@ -8,14 +8,14 @@
 // Run: bun bench/request-budget.ts   (about a minute)
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { Hono, type MiddlewareHandler } from "hono";
-import { requireAccess } from "../src/auth/access";
 import { TokenSigner } from "../src/auth/tokens";
-import { handleError } from "../src/lib/error-handler";
-import { methodNotAllowed } from "../src/lib/method-not-allowed";
-import { IdParam } from "../src/lib/openapi";
-import { requestFrame } from "../src/lib/request-frame";
-import { listQuery } from "../src/lib/sort-and-page";
-import type { AppBindings } from "../src/lib/types";
+import { requireAccess } from "../src/http/access";
+import { handleError } from "../src/http/error-handler";
+import { methodNotAllowed } from "../src/http/method-not-allowed";
+import { IdParam } from "../src/http/openapi";
+import { requestFrame } from "../src/http/request-frame";
+import { listQuery } from "../src/http/sort-and-page";
+import type { AppBindings } from "../src/http/types";
 import { listHeldBooks } from "../src/repositories/activations";
 import { findBook } from "../src/repositories/books";
 import { toBook } from "../src/routes/books/books.schemas";

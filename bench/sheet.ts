@@ -6,10 +6,10 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { PDFDocument, PDFOperator, StandardFonts } from "pdf-lib";
-import { generateActivationCode } from "../src/lib/activation-code";
-import { printSheet } from "../src/lib/print-sheet";
-import { qrPdfOperators, qrVector } from "../src/lib/qr-vector";
-import { planSheet } from "../src/lib/sheet-layout";
+import { printSheet } from "../src/print/print-sheet";
+import { qrPdfOperators, qrVector } from "../src/print/qr-vector";
+import { planSheet } from "../src/print/sheet-layout";
+import { generateActivationCode } from "../src/services/activation-code";
 import { currentRssMiB, fmt, freePort, json, peakRssMiB, startBookdist, tempDir } from "./lib";
 
 const CODES = 10_000;

@@ -1,13 +1,13 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { getPath } from "hono/utils/url";
-import type { Deps } from "./lib/deps";
-import { handleError } from "./lib/error-handler";
-import { methodNotAllowed } from "./lib/method-not-allowed";
+import type { Deps } from "./deps";
+import { handleError } from "./http/error-handler";
+import { methodNotAllowed } from "./http/method-not-allowed";
+import { requestFrame } from "./http/request-frame";
+import type { AppBindings } from "./http/types";
 import { AppError, problemResponse } from "./lib/problems";
-import { requestFrame } from "./lib/request-frame";
 import { absoluteUrlOf, requestTargetOf } from "./lib/request-target";
-import type { AppBindings } from "./lib/types";
 import { routers } from "./routes";
 import { registerApiDocs } from "./routes/docs";
 import { createServices } from "./services/container";

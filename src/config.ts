@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { Cron } from "croner";
 import { z } from "zod";
 import { type AddressRange, parseAddressRange } from "./lib/ip-address";
+import type { LogLevel } from "./lib/logger";
 import { trimEndChars } from "./lib/trim";
 
 const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -193,8 +194,6 @@ function isCronPattern(pattern: string): boolean {
     return false;
   }
 }
-
-export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 export interface Config {
   port: number;

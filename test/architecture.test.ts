@@ -1,6 +1,7 @@
 // The layering DESIGN.md promises, read from the imports of src/: requests flow
-// handlers → services → repositories → db, lib never reaches up, and no module imports itself
-// back through others. A new upward import or cycle fails here with the files that make it.
+// routes → http → services → repositories → db, lib is the floor (it imports nothing of src/
+// outside itself), db knows no HTTP, and no module imports itself back through others. A new
+// upward import or cycle fails here with the files that make it.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -52,10 +53,23 @@ interface Rule {
   why: string;
 }
 
-const HTTP_LAYER =
-  /^(routes\/|app\.ts$|index\.ts$|auth\/(access|authenticate)\.ts$|lib\/(define-route|respond|route-shapes|handler-shapes|create-router|types)\.ts$)/;
+// Everything of src/ but lib: its other top-level folders and files (what lib may not import).
+const ABOVE_LIB = new RegExp(
+  `^(${readdirSync(srcDir)
+    .filter((name) => name !== "lib")
+    .map((name) => name.replaceAll(".", "\\."))
+    .join("|")})(/|$)`,
+);
+
+// The route layer: its framework (src/http), the routes, and the entry points that mount them.
+const HTTP_LAYER = /^(http\/|routes\/|app\.ts$|index\.ts$)/;
 
 const rules: Rule[] = [
+  {
+    from: /^lib\//,
+    forbidden: ABOVE_LIB,
+    why: "lib is the floor: it imports nothing of src/ outside lib/",
+  },
   {
     from: /^routes\/.*\.handlers\.ts$/,
     forbidden: /^repositories\//,
@@ -65,6 +79,11 @@ const rules: Rule[] = [
     from: /^routes\/[^/]+\/.*\.handlers\.ts$/,
     forbidden: /^routes\/[^/]+\/.*\.handlers\.ts$/,
     why: "a handler does not import another resource's handler; share through services or lib",
+  },
+  {
+    from: /^http\//,
+    forbidden: /^routes\/|^app\.ts$|^index\.ts$/,
+    why: "the HTTP framework serves every route and knows none of them",
   },
   {
     from: /^services\//,
@@ -78,18 +97,13 @@ const rules: Rule[] = [
   },
   {
     from: /^db\//,
-    forbidden: new RegExp(`${HTTP_LAYER.source}|^services\\/|^repositories\\/`),
-    why: "the database layer sits below the repositories",
+    forbidden: new RegExp(`${HTTP_LAYER.source}|^services\\/|^repositories\\/|^hono($|/)|^@hono/`),
+    why: "the database layer sits below the repositories and imports no HTTP module",
   },
   {
-    from: /^lib\//,
-    forbidden: /^(services|repositories|routes)\/|^app\.ts$|^index\.ts$/,
-    why: "lib is shared by every layer and reaches up to none",
-  },
-  {
-    from: /^(storage|store|jobs)\//,
-    forbidden: new RegExp(`${HTTP_LAYER.source}`),
-    why: "storage, the user store and the jobs know nothing of HTTP routes",
+    from: /^(storage|store|jobs|print|auth)\//,
+    forbidden: HTTP_LAYER,
+    why: "storage, the user store, the jobs, printing and auth know nothing of HTTP routes",
   },
 ];
 
@@ -106,6 +120,26 @@ describe("layering", () => {
       expect(violations).toEqual([]);
     });
   }
+
+  test("db imports no HTTP module: none of the route layer, none that imports hono", () => {
+    const speaksHttp = (file: string) =>
+      HTTP_LAYER.test(file) ||
+      (graph.get(file) ?? []).some(({ target }) => /^hono($|\/)|^@hono\//.test(target));
+    const violations: string[] = [];
+    for (const [file, imports] of graph) {
+      if (!file.startsWith("db/")) continue;
+      for (const { target } of imports)
+        if (known.has(target) && speaksHttp(target)) violations.push(`${file} → ${target}`);
+    }
+    expect(violations).toEqual([]);
+  });
+
+  test("no module patches another project module's types from outside (declare module)", () => {
+    const patching = files.filter((file) =>
+      /^\s*declare\s+module\s+["']\./m.test(readFileSync(join(srcDir, file), "utf8")),
+    );
+    expect(patching).toEqual([]);
+  });
 
   test("services hold no SQL: queries live in repositories", () => {
     const withSql = files.filter(

@@ -2,7 +2,7 @@
 // once: columns of its table, by their names in the schema (or, for a join, names mapped to
 // columns); the route's `sort` parameter is generated from the same names.
 import { type AnyColumn, asc, desc, type SQL } from "drizzle-orm";
-import type { ListWindow } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/list-window";
 
 /**
  * ORDER BY terms for `window.sort`, with `tieBreaker` (the id) last so that pages never overlap.

@@ -3,7 +3,7 @@
 // statement, and the writes go through queuedWrite like every other write.
 import { type AnyColumn, count, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import type { ListWindow } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/list-window";
 import { orderByOf, paged } from "./order-by";
 import { preparedPer, prepareRows, rowsOf } from "./prepared";
 import { queuedWrite } from "./transaction";

@@ -1,6 +1,6 @@
 import { Cron } from "croner";
-import type { Deps } from "../lib/deps";
-import { describeError } from "../lib/error-handler";
+import type { Deps } from "../deps";
+import { describeError } from "../lib/logger";
 import { cleanupBlobs } from "./blob-cleanup";
 import { cleanupSessions } from "./session-cleanup";
 

@@ -1,5 +1,6 @@
 // Structured logs: one JSON object per line on stdout, so any collector can read them.
-import type { LogLevel } from "../config";
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
@@ -32,3 +33,20 @@ export function createLogger(
 }
 
 export const silentLogger: Logger = createLogger("silent");
+
+/**
+ * What a log line may say of an unexpected error: the innermost cause's kind and message and the
+ * stack frames. A query wrapper's own message is skipped: it carries the SQL and its parameters.
+ */
+export function describeError(error: unknown): { error: string; message: string; frames: string[] } {
+  let root = error;
+  while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+  if (!(root instanceof Error))
+    return { error: typeof root, message: String(root).slice(0, 300), frames: [] };
+  const frames = (error instanceof Error ? (error.stack ?? "") : "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith("at "))
+    .slice(0, 15);
+  return { error: root.name, message: root.message.slice(0, 300), frames };
+}

@@ -3,7 +3,7 @@ import type { Database } from "#db";
 import { orderByOf, paged } from "../db/order-by";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { countRows, deleteById, findById, listRows, updateById } from "../db/rows";
-import type { ListWindow } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/list-window";
 import type { BookVersionRow } from "./book-versions";
 import type { BookRow, BookSortField } from "./books";
 

@@ -2,7 +2,7 @@ import { and, eq, ne } from "drizzle-orm";
 import type { Database } from "#db";
 import { countRows, deleteById, findById, insertRow, listRows, updateById } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
-import type { ListWindow } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/list-window";
 
 export type ApkRow = Database["tables"]["apk"]["$inferSelect"];
 export type ApkKind = ApkRow["kind"];

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { countRows, deleteById, findById, insertRow, listRows, updateById } from "../db/rows";
-import type { ListWindow } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/list-window";
 
 export type BookVersionRow = Database["tables"]["bookVersion"]["$inferSelect"];
 export type BookVersionFields = Pick<

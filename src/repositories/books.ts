@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "#db";
 import { countRows, deleteById, insertRow, listRows, preparedFindBy, updateById } from "../db/rows";
-import type { ListWindow } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/list-window";
 
 export type BookRow = Database["tables"]["book"]["$inferSelect"];
 export type BookFields = Pick<BookRow, "title" | "author" | "isbn" | "description" | "language">;

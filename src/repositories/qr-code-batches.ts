@@ -3,7 +3,7 @@ import type { Database } from "#db";
 import { orderByOf, paged } from "../db/order-by";
 import { countRows, insertRow } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
-import type { ListWindow } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/list-window";
 import type { QrCodeRow } from "./qr-codes";
 
 export type QrCodeBatchRow = Database["tables"]["qrCodeBatch"]["$inferSelect"];

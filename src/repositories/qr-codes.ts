@@ -3,7 +3,7 @@ import type { Database } from "#db";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { countRows, findById, listRows, preparedFindBy, updateById } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
-import type { ListWindow } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/list-window";
 
 export type QrCodeRow = Database["tables"]["activationQrCode"]["$inferSelect"];
 export type NewQrCode = Pick<

@@ -3,11 +3,11 @@
 import { dirname, join } from "node:path";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { BASIC_SCHEME, BEARER_SCHEME } from "../auth/access";
-import { defineRoute } from "../lib/define-route";
-import { jsonContent, REQUEST_ID_HEADER, requestIdHeaderComponent } from "../lib/openapi";
+import { BASIC_SCHEME, BEARER_SCHEME } from "../http/access";
+import { defineRoute } from "../http/define-route";
+import { jsonContent, REQUEST_ID_HEADER, requestIdHeaderComponent } from "../http/openapi";
+import type { AppBindings } from "../http/types";
 import { AppError } from "../lib/problems";
-import type { AppBindings } from "../lib/types";
 
 const ASSET_BASE = "/swagger-ui/assets";
 const assetDir = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));

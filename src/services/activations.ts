@@ -3,8 +3,8 @@
 import type { Database } from "#db";
 import { assertOwner, type Principal } from "../auth/principal";
 import { withTransaction } from "../db/transaction";
+import type { ListWindow } from "../lib/list-window";
 import { AppError, type FieldError, validationFailed } from "../lib/problems";
-import type { ListWindow } from "../lib/sort-and-page";
 import * as activations from "../repositories/activations";
 import { findBook } from "../repositories/books";
 import { releaseActivation } from "../repositories/qr-codes";

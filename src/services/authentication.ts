@@ -1,7 +1,7 @@
 // Registration, login and the caller's profile: the rules between the HTTP layer and the store.
 import { z } from "zod";
 import type { Principal, Role } from "../auth/principal";
-import type { Deps } from "../lib/deps";
+import type { Deps } from "../deps";
 import { throttleBucketOf } from "../lib/ip-address";
 import { AppError } from "../lib/problems";
 import type { Services } from "./container";

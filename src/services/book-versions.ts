@@ -1,6 +1,6 @@
 // The rules of book versions: the book must exist, versionCode is unique per book.
 import type { Database } from "#db";
-import type { ListWindow } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/list-window";
 import * as versions from "../repositories/book-versions";
 import { assertBookExists, ofExistingBook } from "./books";
 import { conflictIfDuplicate, found } from "./guards";

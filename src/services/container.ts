@@ -1,6 +1,6 @@
 import { BasicAuthCache } from "../auth/basic-cache";
 import { TokenSigner } from "../auth/tokens";
-import type { Deps } from "../lib/deps";
+import type { Deps } from "../deps";
 import { AccountCheck } from "./account-check";
 import { Throttle } from "./throttle";
 
@@ -10,13 +10,6 @@ export interface Services {
   basicCache: BasicAuthCache;
   throttle: Throttle;
   accountCheck: AccountCheck;
-}
-
-declare module "../lib/types" {
-  /** Every request carries the app's services (set by the request frame). */
-  interface AppVariables {
-    services: Services;
-  }
 }
 
 export function createServices(deps: Deps): Services {

@@ -1,13 +1,13 @@
-// Where uploads meet records: a file already checked into the blob store (lib/file-upload.ts) is
+// Where uploads meet records: a file already checked into the blob store (http/file-upload.ts) is
 // registered in the same transaction that points a record at it.
 import type { Database } from "#db";
 import { withTransaction } from "../db/transaction";
-import type { Inspected } from "../lib/file-upload";
 import { AppError, notFound } from "../lib/problems";
 import { insertBlob, lockBlob } from "../repositories/blobs";
 import { type BookVersionRow, updateBookVersion } from "../repositories/book-versions";
 import { type BookRow, updateBook } from "../repositories/books";
 import type { BlobStore } from "../storage/blob-store";
+import type { Inspected } from "../storage/upload-kinds";
 
 /** A stored, checked upload: its blob and what its check read from it. */
 export interface StoredFile<I> {

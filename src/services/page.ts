@@ -1,5 +1,5 @@
 import type { Database } from "#db";
-import type { ListWindow, Page } from "../lib/sort-and-page";
+import type { ListWindow, Page } from "../lib/list-window";
 
 /**
  * A list's rows and total: a whole list is its own total, so only a page pays for a count

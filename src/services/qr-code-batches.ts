@@ -1,8 +1,8 @@
 // Print runs (API.md "Print runs and device updates"): a batch of codes made together, switched
 // on and off together, exported as CSV and printed as sheets of vector QR symbols.
 import type { Database } from "#db";
-import { planSheet, type SheetLayout } from "../lib/sheet-layout";
-import type { ListWindow } from "../lib/sort-and-page";
+import type { ListWindow } from "../lib/list-window";
+import { planSheet, type SheetLayout } from "../print/sheet-layout";
 import { findBook } from "../repositories/books";
 import * as batches from "../repositories/qr-code-batches";
 import type { QrCodeRow } from "../repositories/qr-codes";
@@ -121,7 +121,7 @@ export async function batchSheet(
     }
   }
   // Loaded on first use: pdf-lib adds ~20 MiB to a process that may never print a sheet.
-  const { printSheet } = await import("../lib/print-sheet");
+  const { printSheet } = await import("../print/print-sheet");
   const stream = printSheet(geometry, {
     title: book.title,
     footer,

@@ -1,7 +1,7 @@
 // The reader's views: each is one query however many books there are (the joins are in
 // repositories/activations.ts), plus a count only when a page was asked for.
 import type { Database } from "#db";
-import type { ListWindow, Page } from "../lib/sort-and-page";
+import type { ListWindow, Page } from "../lib/list-window";
 import * as activations from "../repositories/activations";
 import { type BookSortField, countBooks } from "../repositories/books";
 import { found } from "./guards";

@@ -5,12 +5,12 @@ import type { Database } from "#db";
 import { isAdmin, type Principal } from "../auth/principal";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
-import { normalizeActivationCode } from "../lib/activation-code";
 import { throttleBucketOf } from "../lib/ip-address";
 import { AppError, type ErrorCode, forbidden } from "../lib/problems";
 import { type ActivationRow, findActivationOfUser, insertActivation } from "../repositories/activations";
 import { consumeActivation, findQrCode, findQrCodeByCode } from "../repositories/qr-codes";
 import type { StoreDirectory } from "../store/directory";
+import { normalizeActivationCode } from "./activation-code";
 import { assertUserExists } from "./activations";
 import { type Limits, type Throttle, throttleRules } from "./throttle";
 

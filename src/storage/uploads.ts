@@ -3,7 +3,7 @@
 // Request.formData() and Hono's parseBody() would hold the whole file in memory (DESIGN.md "Files").
 import { once } from "node:events";
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
-import { SINGLE_LINE } from "../lib/openapi";
+import { SINGLE_LINE } from "../lib/control-characters";
 import { AppError } from "../lib/problems";
 import type { BlobStore, WrittenBlob } from "./blob-store";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { toAppError } from "../../src/lib/error-handler";
+import { toAppError } from "../../src/http/error-handler";
+import { DOCUMENT_HEADERS, SECURITY_HEADERS } from "../../src/http/request-frame";
 import { createLogger } from "../../src/lib/logger";
-import { DOCUMENT_HEADERS, SECURITY_HEADERS } from "../../src/lib/request-frame";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 describe("HTTP core", () => {

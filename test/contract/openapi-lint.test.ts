@@ -124,7 +124,7 @@ describe("OpenAPI lint (Redocly, redocly.yaml)", () => {
     }
   });
 
-  test("no body is a record that may be null (see orNull in src/lib/openapi.ts)", () => {
+  test("no body is a record that may be null (see orNull in src/http/openapi.ts)", () => {
     // `.nullable()` on a named schema turns the component itself nullable, and with it every
     // body that names it: the generated SDK would then type a created book as `Book | null`.
     const nullable = (ref: string) => {

@@ -33,7 +33,8 @@ interface FoundRegex {
  * its every instance is checked instead.
  */
 const COMPUTED_REGEXES: Record<string, string> = {
-  "lib/sort-and-page.ts": "the `sort` parameter's pattern of each list, checked as a pattern of the document",
+  "http/sort-and-page.ts":
+    "the `sort` parameter's pattern of each list, checked as a pattern of the document",
 };
 /** What the sort patterns look like in the document, to tie the entry above to what is checked. */
 const SORT_PATTERN = (source: string) =>

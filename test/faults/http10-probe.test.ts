@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { lastResortResponse } from "../../src/http/server-responses";
 import { createLogger } from "../../src/lib/logger";
-import { lastResortResponse } from "../../src/lib/server-responses";
 import { type RawResponse, rawRequest } from "../helpers/raw-http";
 import { projectRoot, type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 

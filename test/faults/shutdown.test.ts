@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SHORT_IDLE_SECONDS } from "../../src/lib/connection-timeouts";
+import { SHORT_IDLE_SECONDS } from "../../src/http/connection-timeouts";
 import { grantAdminWithCli } from "../helpers/admin-cli";
 import { openSocket, parseRawResponse } from "../helpers/raw-http";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { normalizeIsbn } from "../../src/lib/isbn";
 import { Book } from "../../src/routes/books/books.schemas";
+import { normalizeIsbn } from "../../src/services/isbn";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 describe("books", () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { planSheet, type SheetLayout } from "../../src/lib/sheet-layout";
+import { planSheet, type SheetLayout } from "../../src/print/sheet-layout";
 import { QrCodeBatch } from "../../src/routes/qr-code-batches/qr-code-batches.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
 import { requireTool } from "../helpers/requires";

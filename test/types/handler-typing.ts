@@ -1,6 +1,6 @@
 // Type-level test, checked by `bun run typecheck` (never run): a handler must answer what its
 // route documents. Each @ts-expect-error fails the typecheck if the line below it compiles.
-import type { AppRouteHandler } from "../../src/lib/types";
+import type { AppRouteHandler } from "../../src/http/types";
 import type * as routes from "../../src/routes/books/books.routes";
 
 const book = {

@@ -1,7 +1,7 @@
-import { clientAddressOf } from "../../lib/client-address";
-import { countHandler, resourceHandlers } from "../../lib/handler-shapes";
-import { respondCount, respondCreated, respondResource, respondWithList } from "../../lib/respond";
-import type { AppRouteHandler } from "../../lib/types";
+import { clientAddressOf } from "../../http/client-address";
+import { countHandler, resourceHandlers } from "../../http/handler-shapes";
+import { respondCount, respondCreated, respondResource, respondWithList } from "../../http/respond";
+import type { AppRouteHandler } from "../../http/types";
 import * as service from "../../services/activations";
 import { redeem } from "../../services/redemption";
 import type * as routes from "./activations.routes";

@@ -1,7 +1,7 @@
-import { defineRoute } from "../../lib/define-route";
-import { jsonBody } from "../../lib/openapi";
-import { resourceContent } from "../../lib/respond";
-import * as shapes from "../../lib/route-shapes";
+import { defineRoute } from "../../http/define-route";
+import { jsonBody } from "../../http/openapi";
+import { resourceContent } from "../../http/respond";
+import * as shapes from "../../http/route-shapes";
 import { activationSortFields } from "../../repositories/activations";
 import * as schemas from "./activations.schemas";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { halList, halResource } from "../../lib/hal";
-import { Id, timestamps, timestampsOf, trimmed } from "../../lib/openapi";
+import { halList, halResource } from "../../http/hal";
+import { Id, timestamps, timestampsOf, trimmed } from "../../http/openapi";
 import type { ActivationRow } from "../../repositories/activations";
 
 /** A path's user: only the canonical lower-case form (API.md §1), so one user has one URL. */

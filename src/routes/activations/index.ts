@@ -1,4 +1,4 @@
-import { createResourceRouter } from "../../lib/create-router";
+import { createResourceRouter } from "../../http/create-router";
 import * as handlers from "./activations.handlers";
 import * as routes from "./activations.routes";
 

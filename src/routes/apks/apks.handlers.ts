@@ -1,11 +1,11 @@
 import type { Context } from "hono";
-import { authorize } from "../../auth/access";
-import { receiveFile } from "../../lib/file-upload";
-import { baseUrlOf } from "../../lib/hal";
-import { countHandler, resourceHandlers, sendStoredFile } from "../../lib/handler-shapes";
+import { authorize } from "../../http/access";
+import { receiveFile } from "../../http/file-upload";
+import { baseUrlOf } from "../../http/hal";
+import { countHandler, resourceHandlers, sendStoredFile } from "../../http/handler-shapes";
+import { respondResource } from "../../http/respond";
+import type { AppBindings, AppRouteHandler } from "../../http/types";
 import { notFound } from "../../lib/problems";
-import { respondResource } from "../../lib/respond";
-import type { AppBindings, AppRouteHandler } from "../../lib/types";
 import * as service from "../../services/apks";
 import type * as routes from "./apks.routes";
 import { ApkList, ApkResource, toActiveApk, toApk } from "./apks.schemas";

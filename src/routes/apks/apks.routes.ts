@@ -1,6 +1,6 @@
-import { defineRoute } from "../../lib/define-route";
-import { IdParam, jsonContent } from "../../lib/openapi";
-import * as shapes from "../../lib/route-shapes";
+import { defineRoute } from "../../http/define-route";
+import { IdParam, jsonContent } from "../../http/openapi";
+import * as shapes from "../../http/route-shapes";
 import { apkSortFields } from "../../repositories/apks";
 import * as schemas from "./apks.schemas";
 

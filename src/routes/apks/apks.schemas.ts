@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { uploadedFileOf, uploadedFileSchema } from "../../lib/download-docs";
-import { halList, halResource } from "../../lib/hal";
-import { orNull, timestamps, timestampsOf, versionFields, versionInputFields } from "../../lib/openapi";
+import { uploadedFileOf, uploadedFileSchema } from "../../http/download-docs";
+import { halList, halResource } from "../../http/hal";
+import { orNull, timestamps, timestampsOf, versionFields, versionInputFields } from "../../http/openapi";
 import type { ApkRow } from "../../repositories/apks";
 
 export const ApkKind = z.enum(["bookapp", "launcher"]).openapi({ example: "bookapp" });

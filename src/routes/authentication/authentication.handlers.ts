@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { clientAddressOf } from "../../lib/client-address";
-import type { AppBindings, AppRouteHandler } from "../../lib/types";
+import { clientAddressOf } from "../../http/client-address";
+import type { AppBindings, AppRouteHandler } from "../../http/types";
 import {
   currentUser,
   login as loginUser,

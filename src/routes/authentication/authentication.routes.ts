@@ -1,5 +1,5 @@
-import { defineRoute } from "../../lib/define-route";
-import { jsonBody, jsonContent } from "../../lib/openapi";
+import { defineRoute } from "../../http/define-route";
+import { jsonBody, jsonContent } from "../../http/openapi";
 import * as schemas from "./authentication.schemas";
 
 const tags = ["Authentication"];

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Role } from "../../auth/principal";
-import { singleLine, trimmed } from "../../lib/openapi";
+import { singleLine, trimmed } from "../../http/openapi";
 import type { StoreUser } from "../../store/directory";
 
 export const User = z

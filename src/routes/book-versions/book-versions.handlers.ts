@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { countHandler, resourceHandlers, sendStoredFile } from "../../lib/handler-shapes";
-import type { AppBindings, AppRouteHandler } from "../../lib/types";
+import { countHandler, resourceHandlers, sendStoredFile } from "../../http/handler-shapes";
+import type { AppBindings, AppRouteHandler } from "../../http/types";
 import * as service from "../../services/book-versions";
 import { getBook } from "../../services/books";
 import { assertEntitled } from "../../services/entitlement";

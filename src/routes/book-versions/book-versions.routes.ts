@@ -1,5 +1,5 @@
-import { IdParam } from "../../lib/openapi";
-import * as shapes from "../../lib/route-shapes";
+import { IdParam } from "../../http/openapi";
+import * as shapes from "../../http/route-shapes";
 import { bookVersionSortFields, versionsOfBookSortFields } from "../../repositories/book-versions";
 import { BookVersionInput, BookVersionList, BookVersionResource } from "./book-versions.schemas";
 

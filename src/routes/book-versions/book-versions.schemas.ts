@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { uploadedFileOf, uploadedFileSchema } from "../../lib/download-docs";
-import { halList, halResource } from "../../lib/hal";
-import { Id, orNull, timestamps, timestampsOf, versionFields, versionInputFields } from "../../lib/openapi";
+import { uploadedFileOf, uploadedFileSchema } from "../../http/download-docs";
+import { halList, halResource } from "../../http/hal";
+import { Id, orNull, timestamps, timestampsOf, versionFields, versionInputFields } from "../../http/openapi";
 import type { BookVersionRow } from "../../repositories/book-versions";
 
 export const Archive = uploadedFileSchema("Archive", {

@@ -1,5 +1,5 @@
-import { countHandler, resourceHandlers, sendStoredFile } from "../../lib/handler-shapes";
-import type { AppRouteHandler } from "../../lib/types";
+import { countHandler, resourceHandlers, sendStoredFile } from "../../http/handler-shapes";
+import type { AppRouteHandler } from "../../http/types";
 import * as service from "../../services/books";
 import { attachCover } from "../../services/files";
 import type * as routes from "./books.routes";

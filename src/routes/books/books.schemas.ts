@@ -1,18 +1,18 @@
 import { z } from "@hono/zod-openapi";
-import { halList, halResource } from "../../lib/hal";
-import { canonicalLanguageTag, normalizeIsbn } from "../../lib/isbn";
+import { halList, halResource } from "../../http/hal";
 import {
   multiLine,
   optionalText,
   orNull,
-  SINGLE_LINE,
   singleLine,
   Timestamp,
   timestamps,
   timestampsOf,
   trimmed,
-} from "../../lib/openapi";
+} from "../../http/openapi";
+import { SINGLE_LINE } from "../../lib/control-characters";
 import type { BookRow } from "../../repositories/books";
+import { canonicalLanguageTag, normalizeIsbn } from "../../services/isbn";
 
 export const Cover = z
   .object({

@@ -1,4 +1,4 @@
-import { createResourceRouter } from "../../lib/create-router";
+import { createResourceRouter } from "../../http/create-router";
 import * as handlers from "./qr-code-batches.handlers";
 import * as routes from "./qr-code-batches.routes";
 

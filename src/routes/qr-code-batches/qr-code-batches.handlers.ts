@@ -1,8 +1,8 @@
 import type { Context } from "hono";
-import { describeError } from "../../lib/error-handler";
-import { resourceHandlers } from "../../lib/handler-shapes";
-import { respondResource } from "../../lib/respond";
-import type { AppBindings, AppRouteHandler } from "../../lib/types";
+import { resourceHandlers } from "../../http/handler-shapes";
+import { respondResource } from "../../http/respond";
+import type { AppBindings, AppRouteHandler } from "../../http/types";
+import { describeError } from "../../lib/logger";
 import * as service from "../../services/qr-code-batches";
 import type * as routes from "./qr-code-batches.routes";
 import { QrCodeBatchList, QrCodeBatchResource, toQrCodeBatch } from "./qr-code-batches.schemas";

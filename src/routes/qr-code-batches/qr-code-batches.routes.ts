@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { defineRoute } from "../../lib/define-route";
-import { IdParam } from "../../lib/openapi";
-import * as shapes from "../../lib/route-shapes";
+import { defineRoute } from "../../http/define-route";
+import { IdParam } from "../../http/openapi";
+import * as shapes from "../../http/route-shapes";
 import { qrCodeBatchSortFields } from "../../repositories/qr-code-batches";
 import { BookIdParam, EnableInput } from "../qr-codes/qr-codes.schemas";
 import { QrCodeBatchList, QrCodeBatchResource, SheetQuery } from "./qr-code-batches.schemas";

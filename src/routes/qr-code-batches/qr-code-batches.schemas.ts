@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { halList, halResource } from "../../lib/hal";
-import { Timestamp } from "../../lib/openapi";
-import { PAPERS } from "../../lib/sheet-layout";
+import { halList, halResource } from "../../http/hal";
+import { Timestamp } from "../../http/openapi";
+import { PAPERS } from "../../print/sheet-layout";
 import type { QrCodeBatchWithCounts } from "../../repositories/qr-code-batches";
 
 export const QrCodeBatch = z

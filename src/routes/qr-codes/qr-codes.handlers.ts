@@ -1,6 +1,6 @@
-import { countHandler, countUnderHandler, resourceHandlers } from "../../lib/handler-shapes";
-import { respondList, respondResource } from "../../lib/respond";
-import type { AppRouteHandler } from "../../lib/types";
+import { countHandler, countUnderHandler, resourceHandlers } from "../../http/handler-shapes";
+import { respondList, respondResource } from "../../http/respond";
+import type { AppRouteHandler } from "../../http/types";
 import * as service from "../../services/qr-codes";
 import type * as routes from "./qr-codes.routes";
 import { NullActivationsResource, QrCodeList, QrCodeResource, toQrCode } from "./qr-codes.schemas";

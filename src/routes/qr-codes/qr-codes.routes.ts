@@ -1,8 +1,8 @@
-import { defineRoute } from "../../lib/define-route";
-import { IdParam, jsonBody } from "../../lib/openapi";
-import { listContent, resourceContent } from "../../lib/respond";
-import * as shapes from "../../lib/route-shapes";
-import { listHeaders } from "../../lib/sort-and-page";
+import { defineRoute } from "../../http/define-route";
+import { IdParam, jsonBody } from "../../http/openapi";
+import { listContent, resourceContent } from "../../http/respond";
+import * as shapes from "../../http/route-shapes";
+import { listHeaders } from "../../http/sort-and-page";
 import { qrCodeSortFields } from "../../repositories/qr-codes";
 import * as schemas from "./qr-codes.schemas";
 

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { RangeHeaders } from "../../lib/download-docs";
-import { halList, halResource } from "../../lib/hal";
-import { Id, optionalText, requestDateTime, Timestamp, timestamps, timestampsOf } from "../../lib/openapi";
+import { RangeHeaders } from "../../http/download-docs";
+import { halList, halResource } from "../../http/hal";
+import { Id, optionalText, requestDateTime, Timestamp, timestamps, timestampsOf } from "../../http/openapi";
 import type { QrCodeRow } from "../../repositories/qr-codes";
 
 export const BookIdParam = z.object({

@@ -1,4 +1,4 @@
-import { createResourceRouter } from "../../lib/create-router";
+import { createResourceRouter } from "../../http/create-router";
 import * as handlers from "./reader.handlers";
 import * as routes from "./reader.routes";
 

@@ -1,9 +1,9 @@
 // The reader's views. Each answers with a fixed number of queries however many books there are:
 // one query joins book, the caller's activation and the newest version; a paged list adds one
 // for its total. The unsorted, unpaged forms the app asks for all the time are prepared.
-import { countUnderHandler, resourceHandlers } from "../../lib/handler-shapes";
-import { respondResource } from "../../lib/respond";
-import type { AppRouteHandler } from "../../lib/types";
+import { countUnderHandler, resourceHandlers } from "../../http/handler-shapes";
+import { respondResource } from "../../http/respond";
+import type { AppRouteHandler } from "../../http/types";
 import * as activations from "../../services/activations";
 import * as reader from "../../services/reader";
 import { ActivationList, toActivation } from "../activations/activations.schemas";

@@ -1,5 +1,5 @@
-import { IdParam } from "../../lib/openapi";
-import * as shapes from "../../lib/route-shapes";
+import { IdParam } from "../../http/openapi";
+import * as shapes from "../../http/route-shapes";
 import { activationSortFields, myBookSortFields } from "../../repositories/activations";
 import { bookSortFields } from "../../repositories/books";
 import { ActivationList } from "../activations/activations.schemas";

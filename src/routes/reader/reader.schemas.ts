@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { halList, halResource } from "../../lib/hal";
-import { orNull, Timestamp } from "../../lib/openapi";
+import { halList, halResource } from "../../http/hal";
+import { orNull, Timestamp } from "../../http/openapi";
 import type { BookWithActivationRow, HeldBookRow } from "../../repositories/activations";
 import { Activation, toActivation } from "../activations/activations.schemas";
 import { BookVersion, toBookVersion } from "../book-versions/book-versions.schemas";

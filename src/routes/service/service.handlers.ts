@@ -1,4 +1,4 @@
-import type { AppRouteHandler } from "../../lib/types";
+import type { AppRouteHandler } from "../../http/types";
 import type * as routes from "./service.routes";
 
 /**

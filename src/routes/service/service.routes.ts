@@ -1,5 +1,5 @@
-import { defineRoute } from "../../lib/define-route";
-import { jsonContent } from "../../lib/openapi";
+import { defineRoute } from "../../http/define-route";
+import { jsonContent } from "../../http/openapi";
 import { headersOf } from "../../lib/problems";
 import { Health } from "./service.schemas";
 

@@ -4,20 +4,11 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
+import type { ListWindow, Page, SortOrder } from "../lib/list-window";
+import { requestTargetOf } from "../lib/request-target";
 import { baseUrlOf, HAL_CONTENT_TYPE, type Resource, type ResourceList, wantsHal } from "./hal";
 import { JSON_CONTENT_TYPE } from "./openapi";
-import { requestTargetOf } from "./request-target";
-import {
-  type ListWindow,
-  listHeaders,
-  listWindowOf,
-  type Page,
-  type Paging,
-  pageInfo,
-  pagingOf,
-  type SortOrder,
-  setListHeaders,
-} from "./sort-and-page";
+import { listHeaders, listWindowOf, type Paging, pageInfo, pagingOf, setListHeaders } from "./sort-and-page";
 import type { AppBindings } from "./types";
 
 /**

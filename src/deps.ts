@@ -1,9 +1,9 @@
 import type { Database } from "#db";
-import type { Config } from "../config";
-import type { BlobStore } from "../storage/blob-store";
-import type { StoreDirectory } from "../store/directory";
-import type { Clock } from "./clock";
-import type { Logger } from "./logger";
+import type { Config } from "./config";
+import type { Clock } from "./lib/clock";
+import type { Logger } from "./lib/logger";
+import type { BlobStore } from "./storage/blob-store";
+import type { StoreDirectory } from "./store/directory";
 
 /** Everything the app needs from outside, passed explicitly so tests build it in-process. */
 export interface Deps {

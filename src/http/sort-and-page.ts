@@ -2,31 +2,14 @@
 // `X-Total-Count` and an RFC 8288 `Link` header.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { ListWindow, SortOrder } from "../lib/list-window";
+import { requestTargetOf } from "../lib/request-target";
 import { baseUrlOf, type PageInfo } from "./hal";
-import { requestTargetOf } from "./request-target";
 import type { AppBindings } from "./types";
-
-export interface SortOrder<F extends string = string> {
-  field: F;
-  direction: "asc" | "desc";
-}
-
-/** Which rows of a list to read: the order asked for (empty: by id) and, for a page, the slice. */
-export interface ListWindow<F extends string = string> {
-  sort: SortOrder<F>[];
-  limit?: number;
-  offset?: number;
-}
 
 export interface Paging {
   page: number;
   size: number;
-}
-
-/** What a service gives for a list: the window's rows and the size of the whole list. */
-export interface Page<Row> {
-  rows: Row[];
-  total: number;
 }
 
 /** The query of a list endpoint whose sortable fields are `fields`. */

@@ -3,7 +3,7 @@ import {
   generateActivationCode,
   isCanonicalActivationCode,
   normalizeActivationCode,
-} from "../../src/lib/activation-code";
+} from "../../src/services/activation-code";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 

@@ -14,9 +14,9 @@
 //   `Connection: close`, so Bun hangs up instead of waiting for the rest of a body nobody reads.
 import type { Server } from "bun";
 import type { Context, MiddlewareHandler } from "hono";
+import { absoluteUrlOf } from "../lib/request-target";
 import { readBounded } from "./bounded-body";
 import { keepPeerAddress } from "./client-address";
-import { absoluteUrlOf } from "./request-target";
 import type { AppBindings } from "./types";
 
 /** Headers, keep-alive, and a body not yet read or authorized. */

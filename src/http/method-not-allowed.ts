@@ -1,7 +1,7 @@
 // 405 with Allow (API.md §1), decided before routing: hono/method-not-allowed merges the methods
 // of every pattern a path matches, where API.md wants those of the most specific one.
 import type { Context, MiddlewareHandler } from "hono";
-import { AppError, problemResponse } from "./problems";
+import { AppError, problemResponse } from "../lib/problems";
 import type { AppBindings } from "./types";
 
 interface RouteLike {

@@ -1,4 +1,4 @@
-import { AppError } from "./problems";
+import { AppError } from "../lib/problems";
 
 /** JSON bodies are small (API.md §1); the upload routes bound theirs while they stream. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;

@@ -1,7 +1,7 @@
 // A JSON body is read whole, bounded in size and in time: a body that keeps trickling is cut
 // off at its deadline, not taken for complete.
 import { describe, expect, test } from "bun:test";
-import { readBounded } from "../../src/lib/bounded-body";
+import { readBounded } from "../../src/http/bounded-body";
 import { AppError } from "../../src/lib/problems";
 
 /** A POST whose body sends `parts`, then, unless `ends`, never ends. */

@@ -5,14 +5,15 @@
 // validates (path parameters, query, body, sort fields) and documents (status, body).
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { Deps } from "../deps";
+import type { ListWindow, Page } from "../lib/list-window";
+import { notFound } from "../lib/problems";
+import type { Inspected, UploadKind } from "../storage/upload-kinds";
 import type { ReceivedUpload } from "../storage/uploads";
-import type { Deps } from "./deps";
 import { type FileToSend, sendBlob } from "./file-response";
-import { type Inspected, receiveFile, type UploadKind } from "./file-upload";
+import { receiveFile } from "./file-upload";
 import type { ResourceList } from "./hal";
-import { notFound } from "./problems";
 import { type ListQuery, respondCount, respondCreated, respondResource, respondWithList } from "./respond";
-import type { ListWindow, Page } from "./sort-and-page";
 import type { AppBindings } from "./types";
 
 type Database = Deps["db"];

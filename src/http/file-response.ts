@@ -1,9 +1,10 @@
 // The one way a file leaves the service (API.md §6): validators, conditional requests and a
 // single byte range, with the body streamed from disk by Bun (sendfile), never read into memory.
+
+import type { Deps } from "../deps";
+import { AppError } from "../lib/problems";
+import { trimChars } from "../lib/trim";
 import { parseByteRange } from "./byte-range";
-import type { Deps } from "./deps";
-import { AppError } from "./problems";
-import { trimChars } from "./trim";
 
 export interface FileToSend {
   path: string;

@@ -1,7 +1,7 @@
 // The layout of a print sheet: paper sizes, the grid, and whether a layout fits, in plain
 // arithmetic. Kept apart from the PDF writer so that validating a request (and the OpenAPI
 // schema's paper list) does not load pdf-lib, which the server imports only to print.
-import { validationFailed } from "./problems";
+import { validationFailed } from "../lib/problems";
 
 export const PAPERS = { A4: [210, 297], Letter: [215.9, 279.4] } as const satisfies Record<
   string,

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config";
-import { resolveClientAddress } from "../../src/lib/client-address";
+import { resolveClientAddress } from "../../src/http/client-address";
 import { type AddressRange, AddressSet, parseAddressRange, throttleBucketOf } from "../../src/lib/ip-address";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 

@@ -1,12 +1,12 @@
 // Turns the Authorization header into a Principal: Bearer (JWT + live session) or HTTP Basic.
 import type { Context } from "hono";
-import { clientAddressOf } from "../lib/client-address";
-import { SINGLE_LINE } from "../lib/openapi";
+import type { Principal } from "../auth/principal";
+import { SINGLE_LINE } from "../lib/control-characters";
 import { AppError } from "../lib/problems";
-import type { AppBindings } from "../lib/types";
 import { checkCredentials } from "../services/login-throttle";
 import { principalFromToken } from "../services/sessions";
-import type { Principal } from "./principal";
+import { clientAddressOf } from "./client-address";
+import type { AppBindings } from "./types";
 
 const authenticationFailed = () =>
   new AppError("AUTHENTICATION_FAILED", "The credentials are invalid, expired or ended.");

@@ -1,14 +1,14 @@
 import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { Principal } from "../auth/principal";
-import type { Deps } from "./deps";
+import type { Deps } from "../deps";
+import type { Services } from "../services/container";
 
-/**
- * What a request carries through the app. Open for extension: the services container adds its
- * own entry where it is defined (the container module), so this file needs nothing above lib.
- */
+/** What a request carries through the app. */
 export interface AppVariables {
   requestId: string;
   deps: Deps;
+  /** The app's long-lived helpers (set by the request frame). */
+  services: Services;
   /** Set by the access middleware of every non-public route. */
   principal: Principal;
   /** The TCP peer, kept when the request object is replaced (client-address.ts). */

@@ -2,27 +2,11 @@
 // route's own limit and checked for what the route takes. Nothing is buffered whole.
 
 import type { Context } from "hono";
-import { type InspectedApk, inspectApkMetadata } from "../storage/apk-metadata";
-import { inspectArchive, inspectPng, type ZipSummary } from "../storage/file-types";
+import type { Deps } from "../deps";
+import { type Inspected, inspectors, type UploadKind } from "../storage/upload-kinds";
 import { type ReceivedUpload, receiveUpload } from "../storage/uploads";
 import { allowSlowUpload } from "./connection-timeouts";
-import type { Deps } from "./deps";
 import type { AppBindings } from "./types";
-
-export type UploadKind = "cover" | "archive" | "apk";
-
-/** What each kind's check reads from the file. */
-export interface Inspected {
-  cover: { width: number; height: number };
-  archive: ZipSummary;
-  apk: InspectedApk;
-}
-
-const inspectors: { [K in UploadKind]: (path: string, size: number) => Promise<Inspected[K]> } = {
-  cover: (path) => inspectPng(path),
-  archive: inspectArchive,
-  apk: inspectApkMetadata,
-};
 
 /** MAX_COVER_BYTES, MAX_ARCHIVE_BYTES, MAX_APK_BYTES: the limit each upload route declares. */
 function limitOf(deps: Deps, kind: UploadKind): number {

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { contentDisposition, type FileToSend, fileResponse, safeFilename } from "../../src/lib/file-response";
+import {
+  contentDisposition,
+  type FileToSend,
+  fileResponse,
+  safeFilename,
+} from "../../src/http/file-response";
 import { AppError } from "../../src/lib/problems";
 
 const CONTENT = "0123456789abcdefghijklmnopqrstuvwxyz"; // 36 bytes, each byte tells its offset

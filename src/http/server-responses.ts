@@ -1,8 +1,9 @@
 // What Bun.serve answers itself, outside the app: a bare problem+json, never Bun's own error page
 // (HTML with source paths).
-import { describeError } from "./error-handler";
-import type { Logger } from "./logger";
-import { AppError, PROBLEM_CONTENT_TYPE, problemBody } from "./problems";
+
+import type { Logger } from "../lib/logger";
+import { describeError } from "../lib/logger";
+import { AppError, PROBLEM_CONTENT_TYPE, problemBody } from "../lib/problems";
 import { REQUEST_ID_HEADER, SECURITY_HEADERS } from "./request-frame";
 
 /** Bun.serve's `error` handler: an error that escaped the app itself (its onError catches the rest). */

@@ -2,11 +2,11 @@
 // derived from the one declaration, so the document, the checks and the typed handler agree.
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { type AccessLevel, accessDescription, requireAccess, securityFor } from "../auth/access";
+import type { ErrorCode } from "../lib/problems";
+import { type AccessLevel, accessDescription, requireAccess, securityFor } from "./access";
 import { MAX_JSON_BODY_BYTES } from "./bounded-body";
 import { receivePromptBody } from "./connection-timeouts";
 import { type ErrorResponses, errorResponses, JSON_CONTENT_TYPE, requestIdHeader } from "./openapi";
-import type { ErrorCode } from "./problems";
 import type { AppBindings } from "./types";
 
 /** What a route module writes: an operation without the parts derived from its access level. */

@@ -2,7 +2,8 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { constraintViolation, isStorageFull, isUnavailable } from "../db/errors";
-import { AppError, problemResponse } from "./problems";
+import { describeError } from "../lib/logger";
+import { AppError, problemResponse } from "../lib/problems";
 import type { AppBindings } from "./types";
 
 export function toAppError(error: unknown): AppError | null {
@@ -87,21 +88,4 @@ export function handleError(error: unknown, c: Context<AppBindings>): Response {
     ),
     requestId,
   );
-}
-
-/**
- * What a log line may say of an unexpected error: the innermost cause's kind and message and the
- * stack frames. A query wrapper's own message is skipped: it carries the SQL and its parameters.
- */
-export function describeError(error: unknown): { error: string; message: string; frames: string[] } {
-  let root = error;
-  while (root instanceof Error && root.cause instanceof Error) root = root.cause;
-  if (!(root instanceof Error))
-    return { error: typeof root, message: String(root).slice(0, 300), frames: [] };
-  const frames = (error instanceof Error ? (error.stack ?? "") : "")
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line.startsWith("at "))
-    .slice(0, 15);
-  return { error: root.name, message: root.message.slice(0, 300), frames };
 }

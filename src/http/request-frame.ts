@@ -2,10 +2,10 @@
 // JSON charset and one log line. One middleware rather than five (hono's request-id and
 // secure-headers, and three of ours): each layer is one more async frame on every request.
 import type { MiddlewareHandler } from "hono";
-import type { Deps } from "./deps";
+import type { Deps } from "../deps";
+import { PROBLEM_CONTENT_TYPE } from "../lib/problems";
 import { HAL_CONTENT_TYPE } from "./hal";
 import { JSON_CONTENT_TYPE } from "./openapi";
-import { PROBLEM_CONTENT_TYPE } from "./problems";
 import type { AppBindings, AppVariables } from "./types";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";

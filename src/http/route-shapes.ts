@@ -2,12 +2,12 @@
 // deleted, its file uploaded), a new resource, a file download — as route definitions, so each
 // route module says only what differs (path, names, resource, sort fields, errors).
 import type { z } from "@hono/zod-openapi";
-import type { AccessLevel } from "../auth/access";
+import type { ErrorCode } from "../lib/problems";
+import type { AccessLevel } from "./access";
 import { defineRoute } from "./define-route";
 import { downloadErrors, downloadResponses, RangeHeaders, uploadErrors } from "./download-docs";
 import type { Resource, ResourceList } from "./hal";
 import { fileUploadBody, IdParam, jsonBody } from "./openapi";
-import type { ErrorCode } from "./problems";
 import { countContent, listContent, resourceContent } from "./respond";
 import { listQuery } from "./sort-and-page";
 

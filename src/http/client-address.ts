@@ -3,7 +3,7 @@
 // itself a trusted proxy. Hops left of it were written by the client and prove nothing.
 import type { Context } from "hono";
 import { getConnInfo } from "hono/bun";
-import { type AddressRange, AddressSet, canonicalAddress } from "./ip-address";
+import { type AddressRange, AddressSet, canonicalAddress } from "../lib/ip-address";
 import type { AppBindings } from "./types";
 
 // One matcher per parsed config (the list is built once, at start-up).

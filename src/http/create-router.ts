@@ -2,7 +2,7 @@
 // falls back to the library's own error body.
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
-import { AppError, type FieldError } from "./problems";
+import { AppError, type FieldError } from "../lib/problems";
 import type { AppBindings, AppRouteHandler } from "./types";
 
 export function createRouter(): OpenAPIHono<AppBindings> {

@@ -1,5 +1,6 @@
 // Schemas and response declarations shared by every route module.
 import { type RouteConfig, z } from "@hono/zod-openapi";
+import { MULTI_LINE, SINGLE_LINE } from "../lib/control-characters";
 import {
   type ErrorCode,
   headersOf,
@@ -9,7 +10,7 @@ import {
   type StatusOf,
   statusOf,
   titleOf,
-} from "./problems";
+} from "../lib/problems";
 
 export const JSON_CONTENT_TYPE = "application/json";
 
@@ -214,15 +215,6 @@ export function fileUploadBody(description: string) {
     },
   };
 }
-
-// API.md §4: no string of a request holds NUL or another C0 control character; tab, LF and CR
-// only in the multi-line fields. Checked before trimming, so a trailing newline in a title is
-// refused rather than silently cut. Written with \u escapes so that the OpenAPI document carries
-// the same pattern as it stands (JSON Schema patterns are ECMA-262).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-export const SINGLE_LINE = /^[^\u0000-\u001f]*$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-export const MULTI_LINE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f]*$/;
 
 /** A string of one line: no C0 control character at all (the base of every input string). */
 export const singleLine = () =>

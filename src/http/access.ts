@@ -1,11 +1,11 @@
-// Access levels are declared on each route (lib/define-route.ts); the declaration produces both
+// Access levels are declared on each route (define-route.ts); the declaration produces both
 // the enforcing middleware and the OpenAPI `security` entry, so documentation and enforcement
 // cannot drift. This is the route layer: services decide entitlement and ownership themselves.
 import type { Context, MiddlewareHandler } from "hono";
+import { assertOwner, isAdmin, type Principal } from "../auth/principal";
 import { AppError, forbidden } from "../lib/problems";
-import type { AppBindings } from "../lib/types";
 import { authenticate } from "./authenticate";
-import { assertOwner, isAdmin, type Principal } from "./principal";
+import type { AppBindings } from "./types";
 
 export type AccessLevel = "public" | "user" | "owner" | "entitled" | "published" | "admin";
 

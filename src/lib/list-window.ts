@@ -1,0 +1,20 @@
+// Which rows of a list to read and what a list read gives back: the plain shapes the list
+// endpoints (http/sort-and-page.ts), the services and the SQL helpers (db/order-by.ts) all speak.
+
+export interface SortOrder<F extends string = string> {
+  field: F;
+  direction: "asc" | "desc";
+}
+
+/** Which rows of a list to read: the order asked for (empty: by id) and, for a page, the slice. */
+export interface ListWindow<F extends string = string> {
+  sort: SortOrder<F>[];
+  limit?: number;
+  offset?: number;
+}
+
+/** What a service gives for a list: the window's rows and the size of the whole list. */
+export interface Page<Row> {
+  rows: Row[];
+  total: number;
+}
