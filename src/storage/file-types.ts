@@ -73,6 +73,8 @@ const inconsistentZip = () =>
     "UNSUPPORTED_MEDIA_TYPE",
     "The zip archive's central directory does not match its local headers.",
   );
+const damagedSigningBlock = () =>
+  new AppError("UNSUPPORTED_MEDIA_TYPE", "The APK signature block before the central directory is damaged.");
 const unsafeEntryName = (name: string) =>
   new AppError(
     "UNSUPPORTED_MEDIA_TYPE",
@@ -405,7 +407,9 @@ function sameSizes(
 /**
  * Whether the bytes from `start` to the central directory are an APK Signing Block (the one
  * thing that may sit between the last entry and the directory; apk-signing.ts reads it), after
- * at most MAX_SIGNING_BLOCK_PADDING zeros.
+ * at most MAX_SIGNING_BLOCK_PADDING zeros. A block whose magic is there but whose sizes or
+ * padding are not is refused as a damaged signature, not as some other zip fault: the uploader
+ * of a signed APK learns what to fix.
  */
 async function isSigningBlock(reader: FileReader, start: number, directoryOffset: number): Promise<boolean> {
   if (directoryOffset - start < 32) return false;
@@ -416,10 +420,11 @@ async function isSigningBlock(reader: FileReader, start: number, directoryOffset
   // The size counts everything but its own leading copy. Taken now: the next read reuses the buffer.
   const size = u64(footer, 0);
   const blockStart = directoryOffset - 8 - size;
-  if (blockStart < start || blockStart - start > MAX_SIGNING_BLOCK_PADDING) return false;
+  if (blockStart < start || blockStart - start > MAX_SIGNING_BLOCK_PADDING) throw damagedSigningBlock();
   const head = await reader.read(start, blockStart - start + 8);
-  if (head.byteLength !== blockStart - start + 8 || u64(head, blockStart - start) !== size) return false;
-  for (let i = 0; i < blockStart - start; i++) if (head.getUint8(i) !== 0) return false;
+  if (head.byteLength !== blockStart - start + 8 || u64(head, blockStart - start) !== size)
+    throw damagedSigningBlock();
+  for (let i = 0; i < blockStart - start; i++) if (head.getUint8(i) !== 0) throw damagedSigningBlock();
   return true;
 }
 
