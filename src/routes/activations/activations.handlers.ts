@@ -49,7 +49,7 @@ export const createActivation: AppRouteHandler<typeof routes.createActivation> =
   return respondCreated(c, ActivationResource, toActivation(activation), `/activation/${activation.id}`);
 };
 
-export const redeemQrCode: AppRouteHandler<typeof routes.redeemQrCode> = async (c) => {
+export const redeemActivationQrCode: AppRouteHandler<typeof routes.redeemActivationQrCode> = async (c) => {
   const { db, store, clock } = c.get("deps");
   const { activation, created } = await redeem(
     { db, store, throttle: c.get("services").throttle, now: clock.now(), clientAddress: clientAddressOf(c) },

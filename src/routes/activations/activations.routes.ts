@@ -66,7 +66,7 @@ export const createActivation = shapes.creationRoute("admin", {
   location,
 });
 
-export const redeemQrCode = defineRoute("user", {
+export const redeemActivationQrCode = defineRoute("user", {
   method: "post",
   path: "/activation/by-qr-code",
   operationId: "redeemActivationQrCode",

@@ -14,10 +14,8 @@ export const listBookVersions: AppRouteHandler<typeof routes.listBookVersions> =
   service.listBookVersions,
 );
 
-export const listVersionsOfBook: AppRouteHandler<typeof routes.listVersionsOfBook> = bookVersions.listUnder(
-  "id",
-  service.listVersionsOfBook,
-);
+export const listBookVersionsOfBook: AppRouteHandler<typeof routes.listBookVersionsOfBook> =
+  bookVersions.listUnder("id", service.listVersionsOfBook);
 
 export const countBookVersions: AppRouteHandler<typeof routes.countBookVersions> = countHandler(
   service.countBookVersions,
@@ -40,11 +38,8 @@ export const deleteBookVersion: AppRouteHandler<typeof routes.deleteBookVersion>
   service.removeBookVersion,
 );
 
-export const uploadArchive: AppRouteHandler<typeof routes.uploadArchive> = bookVersions.upload(
-  "archive",
-  service.getBookVersion,
-  attachArchive,
-);
+export const uploadBookVersionArchive: AppRouteHandler<typeof routes.uploadBookVersionArchive> =
+  bookVersions.upload("archive", service.getBookVersion, attachArchive);
 
 /** The version's archive, named after the book's title and the version. */
 function sendArchive(c: Context<AppBindings>, bookTitle: string, version: service.BookVersionRow): Response {
@@ -62,7 +57,7 @@ function sendArchive(c: Context<AppBindings>, bookTitle: string, version: servic
   });
 }
 
-export const downloadArchive: AppRouteHandler<typeof routes.downloadArchive> = async (c) => {
+export const downloadBookVersion: AppRouteHandler<typeof routes.downloadBookVersion> = async (c) => {
   const { db } = c.get("deps");
   const version = await service.getBookVersion(db, c.req.valid("param").id);
   await assertEntitled(db, c.get("principal"), version.bookId);
@@ -70,7 +65,7 @@ export const downloadArchive: AppRouteHandler<typeof routes.downloadArchive> = a
   return sendArchive(c, book.title, version);
 };
 
-export const downloadNewestVersion: AppRouteHandler<typeof routes.downloadNewestVersion> = async (c) => {
+export const getNewestBookVersion: AppRouteHandler<typeof routes.getNewestBookVersion> = async (c) => {
   const { db } = c.get("deps");
   const book = await getBook(db, c.req.valid("param").id);
   await assertEntitled(db, c.get("principal"), book.id);

@@ -64,7 +64,7 @@ export const deleteBookVersion = shapes.deleteRoute("admin", {
   returns: "The deleted version",
 });
 
-export const listVersionsOfBook = shapes.listRoute("user", {
+export const listBookVersionsOfBook = shapes.listRoute("user", {
   path: "/book/{id}/bookversions",
   operationId: "listBookVersionsOfBook",
   summary: "List the versions of a book",
@@ -76,7 +76,7 @@ export const listVersionsOfBook = shapes.listRoute("user", {
   returns: "The book's versions",
 });
 
-export const uploadArchive = shapes.uploadRoute("admin", {
+export const uploadBookVersionArchive = shapes.uploadRoute("admin", {
   path: "/bookversion/{id}/upload",
   operationId: "uploadBookVersionArchive",
   summary: "Upload a version's zip archive",
@@ -88,7 +88,7 @@ export const uploadArchive = shapes.uploadRoute("admin", {
   returns: "The version with its archive",
 });
 
-export const downloadArchive = shapes.downloadRoute("entitled", {
+export const downloadBookVersion = shapes.downloadRoute("entitled", {
   path: "/bookversion/{id}/download",
   operationId: "downloadBookVersion",
   summary: "Download a version's archive",
@@ -99,7 +99,7 @@ export const downloadArchive = shapes.downloadRoute("entitled", {
   returns: "The zip archive",
 });
 
-export const downloadNewestVersion = shapes.downloadRoute("entitled", {
+export const getNewestBookVersion = shapes.downloadRoute("entitled", {
   path: "/book/{id}/newest-book-version",
   operationId: "getNewestBookVersion",
   summary: "Download the newest version of a book",

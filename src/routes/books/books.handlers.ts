@@ -22,7 +22,7 @@ export const updateBook: AppRouteHandler<typeof routes.updateBook> = books.repla
 
 export const deleteBook: AppRouteHandler<typeof routes.deleteBook> = books.byId(service.removeBook);
 
-export const getCover: AppRouteHandler<typeof routes.getCover> = async (c) => {
+export const getBookCover: AppRouteHandler<typeof routes.getBookCover> = async (c) => {
   const book = await service.getBook(c.get("deps").db, c.req.valid("param").id);
   const cover = { sha256: book.coverSha256, size: book.coverSize, uploadedAt: book.coverUpdatedAt };
   return sendStoredFile(c, `The cover of book ${book.id}`, cover, {
@@ -35,7 +35,7 @@ export const getCover: AppRouteHandler<typeof routes.getCover> = async (c) => {
   });
 };
 
-export const uploadCover: AppRouteHandler<typeof routes.uploadCover> = books.upload(
+export const uploadBookCover: AppRouteHandler<typeof routes.uploadBookCover> = books.upload(
   "cover",
   service.getBook,
   attachCover,

@@ -66,7 +66,7 @@ export const deleteBook = shapes.deleteRoute("admin", {
   returns: "The deleted book",
 });
 
-export const getCover = shapes.downloadRoute("public", {
+export const getBookCover = shapes.downloadRoute("public", {
   path: "/book/{id}/cover",
   operationId: "getBookCover",
   summary: "Download a book's cover",
@@ -77,7 +77,7 @@ export const getCover = shapes.downloadRoute("public", {
   returns: "The cover image",
 });
 
-export const uploadCover = shapes.uploadRoute("admin", {
+export const uploadBookCover = shapes.uploadRoute("admin", {
   path: "/book/{id}/cover",
   operationId: "uploadBookCover",
   summary: "Upload a book's cover",

@@ -7,21 +7,23 @@ import { NullActivationsResource, QrCodeList, QrCodeResource, toQrCode } from ".
 
 const qrCodes = resourceHandlers(QrCodeList, toQrCode);
 
-export const listQrCodes: AppRouteHandler<typeof routes.listQrCodes> = qrCodes.list(service.listQrCodes);
-
-export const countQrCodes: AppRouteHandler<typeof routes.countQrCodes> = countHandler(service.countQrCodes);
-
-export const listQrCodesOfBook: AppRouteHandler<typeof routes.listQrCodesOfBook> = qrCodes.listUnder(
-  "bookId",
-  service.listQrCodesOfBook,
+export const listActivationQrCodes: AppRouteHandler<typeof routes.listActivationQrCodes> = qrCodes.list(
+  service.listQrCodes,
 );
 
-export const countQrCodesOfBook: AppRouteHandler<typeof routes.countQrCodesOfBook> = countUnderHandler(
-  "bookId",
-  service.countQrCodesOfBook,
+export const countActivationQrCodes: AppRouteHandler<typeof routes.countActivationQrCodes> = countHandler(
+  service.countQrCodes,
 );
 
-export const getNullActivations: AppRouteHandler<typeof routes.getNullActivations> = async (c) => {
+export const listActivationQrCodesOfBook: AppRouteHandler<typeof routes.listActivationQrCodesOfBook> =
+  qrCodes.listUnder("bookId", service.listQrCodesOfBook);
+
+export const countActivationQrCodesOfBook: AppRouteHandler<typeof routes.countActivationQrCodesOfBook> =
+  countUnderHandler("bookId", service.countQrCodesOfBook);
+
+export const getUnusedActivationQrCodesOfBook: AppRouteHandler<
+  typeof routes.getUnusedActivationQrCodesOfBook
+> = async (c) => {
   const { bookId } = c.req.valid("param");
   const rows = await service.unusedQrCodesOfBook(c.get("deps").db, bookId);
   return respondResource(c, NullActivationsResource, {
@@ -31,9 +33,13 @@ export const getNullActivations: AppRouteHandler<typeof routes.getNullActivation
   });
 };
 
-export const getQrCode: AppRouteHandler<typeof routes.getQrCode> = qrCodes.byId(service.getQrCode);
+export const getActivationQrCode: AppRouteHandler<typeof routes.getActivationQrCode> = qrCodes.byId(
+  service.getQrCode,
+);
 
-export const getQrCodeImage: AppRouteHandler<typeof routes.getQrCodeImage> = async (c) => {
+export const getActivationQrCodeImage: AppRouteHandler<typeof routes.getActivationQrCodeImage> = async (
+  c,
+) => {
   const { db, config } = c.get("deps");
   const { size } = c.req.valid("query");
   const qrCode = await service.getQrCode(db, c.req.valid("param").id);
@@ -50,7 +56,7 @@ export const getQrCodeImage: AppRouteHandler<typeof routes.getQrCodeImage> = asy
   });
 };
 
-export const getQrCodeSvg: AppRouteHandler<typeof routes.getQrCodeSvg> = async (c) => {
+export const getActivationQrCodeSvg: AppRouteHandler<typeof routes.getActivationQrCodeSvg> = async (c) => {
   const { db, config } = c.get("deps");
   const qrCode = await service.getQrCode(db, c.req.valid("param").id);
   const template = config.qrPayloadTemplate;
@@ -73,18 +79,22 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
-export const createQrCode: AppRouteHandler<typeof routes.createQrCode> = qrCodes.create(
+export const createActivationQrCode: AppRouteHandler<typeof routes.createActivationQrCode> = qrCodes.create(
   service.createQrCode,
   "/activation-qr-code",
 );
 
-export const createQrCodeBatch: AppRouteHandler<typeof routes.createQrCodeBatch> = async (c) => {
+export const createActivationQrCodeBatch: AppRouteHandler<typeof routes.createActivationQrCodeBatch> = async (
+  c,
+) => {
   const { db, clock } = c.get("deps");
   const rows = await service.createQrCodeBatch(db, c.req.valid("json"), clock.now());
   return respondList(c, QrCodeList, rows.map(toQrCode), rows.length, undefined, 201);
 };
 
-export const setQrCodeEnabled: AppRouteHandler<typeof routes.setQrCodeEnabled> = async (c) => {
+export const setActivationQrCodeEnabled: AppRouteHandler<typeof routes.setActivationQrCodeEnabled> = async (
+  c,
+) => {
   const { db, clock } = c.get("deps");
   const { enabled } = c.req.valid("json");
   const qrCode = await service.setQrCodeEnabled(db, c.req.valid("param").id, enabled, clock.now());

@@ -25,7 +25,7 @@ const notModified = {
   headers: { ...etagHeader, ...cacheControlHeader },
 };
 
-export const listQrCodes = shapes.listRoute("admin", {
+export const listActivationQrCodes = shapes.listRoute("admin", {
   path: "/activation-qr-code",
   operationId: "listActivationQrCodes",
   summary: "List all activation QR codes",
@@ -35,14 +35,14 @@ export const listQrCodes = shapes.listRoute("admin", {
   returns: "The codes",
 });
 
-export const countQrCodes = shapes.countRoute("admin", {
+export const countActivationQrCodes = shapes.countRoute("admin", {
   path: "/activation-qr-code/count",
   operationId: "countActivationQrCodes",
   summary: "Count activation QR codes",
   tags,
 });
 
-export const listQrCodesOfBook = shapes.listRoute("admin", {
+export const listActivationQrCodesOfBook = shapes.listRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}",
   operationId: "listActivationQrCodesOfBook",
   summary: "List a book's activation QR codes",
@@ -54,7 +54,7 @@ export const listQrCodesOfBook = shapes.listRoute("admin", {
   returns: "The book's codes",
 });
 
-export const countQrCodesOfBook = shapes.countRoute("admin", {
+export const countActivationQrCodesOfBook = shapes.countRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}/count",
   operationId: "countActivationQrCodesOfBook",
   summary: "Count a book's activation QR codes",
@@ -63,7 +63,7 @@ export const countQrCodesOfBook = shapes.countRoute("admin", {
   errors: ["NOT_FOUND"],
 });
 
-export const getNullActivations = defineRoute("admin", {
+export const getUnusedActivationQrCodesOfBook = defineRoute("admin", {
   method: "get",
   path: "/activation-qr-code/ofbook/{bookId}/null-activations",
   operationId: "getUnusedActivationQrCodesOfBook",
@@ -78,7 +78,7 @@ export const getNullActivations = defineRoute("admin", {
   },
 });
 
-export const getQrCode = shapes.getRoute("admin", {
+export const getActivationQrCode = shapes.getRoute("admin", {
   path: "/activation-qr-code/{id}",
   operationId: "getActivationQrCode",
   summary: "Get an activation QR code",
@@ -87,7 +87,7 @@ export const getQrCode = shapes.getRoute("admin", {
   returns: "The code",
 });
 
-export const getQrCodeImage = defineRoute("admin", {
+export const getActivationQrCodeImage = defineRoute("admin", {
   method: "get",
   path: "/activation-qr-code/{id}/qr",
   operationId: "getActivationQrCodeImage",
@@ -107,7 +107,7 @@ export const getQrCodeImage = defineRoute("admin", {
   },
 });
 
-export const getQrCodeSvg = defineRoute("admin", {
+export const getActivationQrCodeSvg = defineRoute("admin", {
   method: "get",
   path: "/activation-qr-code/{id}/qr.svg",
   operationId: "getActivationQrCodeSvg",
@@ -133,7 +133,7 @@ export const getQrCodeSvg = defineRoute("admin", {
   },
 });
 
-export const createQrCode = shapes.creationRoute("admin", {
+export const createActivationQrCode = shapes.creationRoute("admin", {
   path: "/activation-qr-code",
   operationId: "createActivationQrCode",
   summary: "Make an activation QR code",
@@ -145,7 +145,7 @@ export const createQrCode = shapes.creationRoute("admin", {
   location: "URL of the new code",
 });
 
-export const createQrCodeBatch = defineRoute("admin", {
+export const createActivationQrCodeBatch = defineRoute("admin", {
   method: "post",
   path: "/activation-qr-code/batch",
   operationId: "createActivationQrCodeBatch",
@@ -163,7 +163,7 @@ export const createQrCodeBatch = defineRoute("admin", {
   },
 });
 
-export const setQrCodeEnabled = shapes.actionRoute("admin", {
+export const setActivationQrCodeEnabled = shapes.actionRoute("admin", {
   path: "/activation-qr-code/{id}/en-disable",
   operationId: "setActivationQrCodeEnabled",
   summary: "Enable or disable an activation QR code",
