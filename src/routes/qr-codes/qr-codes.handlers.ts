@@ -1,25 +1,42 @@
-import { countHandler, countUnderHandler, resourceHandlers } from "../../http/handler-shapes";
-import { respondList, respondResource } from "../../http/respond";
+import {
+  listRequestOf,
+  respondCount,
+  respondCreated,
+  respondList,
+  respondResource,
+} from "../../http/respond";
 import type { AppRouteHandler } from "../../http/types";
 import * as service from "../../services/qr-codes";
 import type * as routes from "./qr-codes.routes";
 import { NullActivationsResource, QrCodeList, QrCodeResource, toQrCode } from "./qr-codes.schemas";
 
-const qrCodes = resourceHandlers(QrCodeList, toQrCode);
+export const listActivationQrCodes: AppRouteHandler<typeof routes.listActivationQrCodes> = async (c) => {
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listQrCodes(c.get("deps").db, window);
+  return respondList(c, QrCodeList, rows.map(toQrCode), total, paging, 200);
+};
 
-export const listActivationQrCodes: AppRouteHandler<typeof routes.listActivationQrCodes> = qrCodes.list(
-  service.listQrCodes,
-);
+export const countActivationQrCodes: AppRouteHandler<typeof routes.countActivationQrCodes> = async (c) => {
+  const count = await service.countQrCodes(c.get("deps").db);
+  return respondCount(c, count);
+};
 
-export const countActivationQrCodes: AppRouteHandler<typeof routes.countActivationQrCodes> = countHandler(
-  service.countQrCodes,
-);
+export const listActivationQrCodesOfBook: AppRouteHandler<typeof routes.listActivationQrCodesOfBook> = async (
+  c,
+) => {
+  const { bookId } = c.req.valid("param");
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listQrCodesOfBook(c.get("deps").db, bookId, window);
+  return respondList(c, QrCodeList, rows.map(toQrCode), total, paging, 200);
+};
 
-export const listActivationQrCodesOfBook: AppRouteHandler<typeof routes.listActivationQrCodesOfBook> =
-  qrCodes.listUnder("bookId", service.listQrCodesOfBook);
-
-export const countActivationQrCodesOfBook: AppRouteHandler<typeof routes.countActivationQrCodesOfBook> =
-  countUnderHandler("bookId", service.countQrCodesOfBook);
+export const countActivationQrCodesOfBook: AppRouteHandler<
+  typeof routes.countActivationQrCodesOfBook
+> = async (c) => {
+  const { bookId } = c.req.valid("param");
+  const count = await service.countQrCodesOfBook(c.get("deps").db, bookId);
+  return respondCount(c, count);
+};
 
 export const getUnusedActivationQrCodesOfBook: AppRouteHandler<
   typeof routes.getUnusedActivationQrCodesOfBook
@@ -33,9 +50,11 @@ export const getUnusedActivationQrCodesOfBook: AppRouteHandler<
   });
 };
 
-export const getActivationQrCode: AppRouteHandler<typeof routes.getActivationQrCode> = qrCodes.byId(
-  service.getQrCode,
-);
+export const getActivationQrCode: AppRouteHandler<typeof routes.getActivationQrCode> = async (c) => {
+  const { id } = c.req.valid("param");
+  const qrCode = await service.getQrCode(c.get("deps").db, id);
+  return respondResource(c, QrCodeResource, toQrCode(qrCode));
+};
 
 export const getActivationQrCodeImage: AppRouteHandler<typeof routes.getActivationQrCodeImage> = async (
   c,
@@ -79,10 +98,11 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
-export const createActivationQrCode: AppRouteHandler<typeof routes.createActivationQrCode> = qrCodes.create(
-  service.createQrCode,
-  "/activation-qr-code",
-);
+export const createActivationQrCode: AppRouteHandler<typeof routes.createActivationQrCode> = async (c) => {
+  const { db, clock } = c.get("deps");
+  const qrCode = await service.createQrCode(db, c.req.valid("json"), clock.now());
+  return respondCreated(c, QrCodeResource, toQrCode(qrCode), `/activation-qr-code/${qrCode.id}`);
+};
 
 export const createActivationQrCodeBatch: AppRouteHandler<typeof routes.createActivationQrCodeBatch> = async (
   c,
