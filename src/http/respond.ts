@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
-import type { ListWindow, Page, SortOrder } from "../lib/list-window";
+import type { ListWindow, SortOrder } from "../lib/list-window";
 import { requestTargetOf } from "../lib/request-target";
 import { baseUrlOf, HAL_CONTENT_TYPE, type Resource, type ResourceList, wantsHal } from "./hal";
 import { JSON_CONTENT_TYPE } from "./openapi";
@@ -39,6 +39,11 @@ export function resourceContent<S extends z.ZodObject, H extends z.ZodObject>(
       [HAL_CONTENT_TYPE]: { schema: resource.hal },
     },
   };
+}
+
+/** The Location header of a 201 (set by respondCreated), e.g. "URL of the new book". */
+export function locationHeader(description: string) {
+  return { Location: { description, schema: { type: "string" as const } } };
 }
 
 /** A response declaring both forms of a list, with the list headers of API.md §1. */
@@ -136,19 +141,14 @@ export interface ListQuery<F extends string> {
 }
 
 /**
- * The one list handler: the window `query` asks for (sort, page), the rows and total from
- * `load` (a service), each row mapped by `toItem`, answered as respondList does.
+ * What a list query asks for: the rows to read (`window`, for the service) and, when it asks
+ * for a page, which one (`paging`, for respondList's headers and HAL page).
  */
-export async function respondWithList<S extends z.ZodObject, H extends z.ZodObject, F extends string, Row>(
-  c: Context<AppBindings>,
-  list: ResourceList<S, H>,
+export function listRequestOf<F extends string>(
   query: ListQuery<F>,
-  load: (window: ListWindow<F>) => Promise<Page<Row>>,
-  toItem: (row: Row) => z.output<S>,
-): Promise<ListResponse<S, H, 200>> {
+): { window: ListWindow<F>; paging: Paging | undefined } {
   const paging = pagingOf(query);
-  const { rows, total } = await load(listWindowOf(query, paging));
-  return respondList(c, list, rows.map(toItem), total, paging, 200);
+  return { window: listWindowOf(query, paging), paging };
 }
 
 /** `…/count` answers the bare decimal number as text (API.md §1). */

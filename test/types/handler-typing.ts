@@ -1,7 +1,12 @@
 // Type-level test, checked by `bun run typecheck` (never run): a handler must answer what its
 // route documents. Each @ts-expect-error fails the typecheck if the line below it compiles.
+import { respondCreated, respondResource } from "../../src/http/respond";
 import type { AppRouteHandler } from "../../src/http/types";
+import { ApkResource, toApk } from "../../src/routes/apks/apks.schemas";
 import type * as routes from "../../src/routes/books/books.routes";
+import { BookResource, toBook } from "../../src/routes/books/books.schemas";
+import * as apks from "../../src/services/apks";
+import * as books from "../../src/services/books";
 
 const book = {
   id: 7,
@@ -49,3 +54,41 @@ export const problem: AppRouteHandler<typeof routes.getBook> = (c) =>
     },
     404,
   );
+
+// Written-out handlers (params → service → respond): a mistake in reading the request is
+// reported on the line that makes it; an answer the route does not document, on the handler's
+// first line.
+
+// @ts-expect-error a book route answering with an APK
+export const otherResource: AppRouteHandler<typeof routes.getBook> = async (c) => {
+  const { id } = c.req.valid("param");
+  const apk = await apks.getApk(c.get("deps").db, id);
+  return respondResource(c, ApkResource, toApk(apk));
+};
+
+// @ts-expect-error a list route answering one book
+export const oneForList: AppRouteHandler<typeof routes.listBooks> = async (c) => {
+  const book = await books.getBook(c.get("deps").db, 7);
+  return respondResource(c, BookResource, toBook(book));
+};
+
+export const bodyOnGet: AppRouteHandler<typeof routes.getBook> = async (c) => {
+  // @ts-expect-error a GET route validates no JSON body
+  const fields = c.req.valid("json");
+  const book = await books.getBook(c.get("deps").db, fields.id);
+  return respondResource(c, BookResource, toBook(book));
+};
+
+export const wrongParam: AppRouteHandler<typeof routes.getBook> = async (c) => {
+  // @ts-expect-error the path parameter is `id`
+  const { bookId } = c.req.valid("param");
+  const book = await books.getBook(c.get("deps").db, bookId);
+  return respondResource(c, BookResource, toBook(book));
+};
+
+export const apkBodyForBook: AppRouteHandler<typeof routes.createBook> = async (c) => {
+  const { db, clock } = c.get("deps");
+  // @ts-expect-error the body of createBook is a book's fields, not an APK's
+  const apk = await apks.createApk(db, c.req.valid("json"), clock.now());
+  return respondCreated(c, BookResource, toBook(await books.getBook(db, apk.id)), `/book/${apk.id}`);
+};

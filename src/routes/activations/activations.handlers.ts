@@ -1,37 +1,39 @@
 import { clientAddressOf } from "../../http/client-address";
-import { countHandler, resourceHandlers } from "../../http/handler-shapes";
-import { respondCount, respondCreated, respondResource, respondWithList } from "../../http/respond";
+import {
+  listRequestOf,
+  respondCount,
+  respondCreated,
+  respondList,
+  respondResource,
+} from "../../http/respond";
 import type { AppRouteHandler } from "../../http/types";
 import * as service from "../../services/activations";
 import { redeem } from "../../services/redemption";
 import type * as routes from "./activations.routes";
 import { ActivationList, ActivationResource, toActivation } from "./activations.schemas";
 
-const activations = resourceHandlers(ActivationList, toActivation);
+export const listActivations: AppRouteHandler<typeof routes.listActivations> = async (c) => {
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listActivations(c.get("deps").db, window);
+  return respondList(c, ActivationList, rows.map(toActivation), total, paging, 200);
+};
 
-export const listActivations: AppRouteHandler<typeof routes.listActivations> = activations.list(
-  service.listActivations,
-);
+export const countActivations: AppRouteHandler<typeof routes.countActivations> = async (c) => {
+  const count = await service.countActivations(c.get("deps").db);
+  return respondCount(c, count);
+};
 
-export const countActivations: AppRouteHandler<typeof routes.countActivations> = countHandler(
-  service.countActivations,
-);
-
-export const listActivationsOfUser: AppRouteHandler<typeof routes.listActivationsOfUser> = (c) => {
-  const { db } = c.get("deps");
+export const listActivationsOfUser: AppRouteHandler<typeof routes.listActivationsOfUser> = async (c) => {
   const { userUUID } = c.req.valid("param");
-  return respondWithList(
-    c,
-    ActivationList,
-    c.req.valid("query"),
-    (window) => service.listActivations(db, window, { userUuid: userUUID }),
-    toActivation,
-  );
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listActivations(c.get("deps").db, window, { userUuid: userUUID });
+  return respondList(c, ActivationList, rows.map(toActivation), total, paging, 200);
 };
 
 export const countActivationsOfUser: AppRouteHandler<typeof routes.countActivationsOfUser> = async (c) => {
   const { userUUID } = c.req.valid("param");
-  return respondCount(c, await service.countActivations(c.get("deps").db, { userUuid: userUUID }));
+  const count = await service.countActivations(c.get("deps").db, { userUuid: userUUID });
+  return respondCount(c, count);
 };
 
 export const getActivation: AppRouteHandler<typeof routes.getActivation> = async (c) => {
@@ -49,7 +51,7 @@ export const createActivation: AppRouteHandler<typeof routes.createActivation> =
   return respondCreated(c, ActivationResource, toActivation(activation), `/activation/${activation.id}`);
 };
 
-export const redeemQrCode: AppRouteHandler<typeof routes.redeemQrCode> = async (c) => {
+export const redeemActivationQrCode: AppRouteHandler<typeof routes.redeemActivationQrCode> = async (c) => {
   const { db, store, clock } = c.get("deps");
   const { activation, created } = await redeem(
     { db, store, throttle: c.get("services").throttle, now: clock.now(), clientAddress: clientAddressOf(c) },

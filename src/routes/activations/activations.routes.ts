@@ -1,14 +1,14 @@
 import { defineRoute } from "../../http/define-route";
-import { jsonBody } from "../../http/openapi";
-import { resourceContent } from "../../http/respond";
-import * as shapes from "../../http/route-shapes";
+import { IdParam, jsonBody } from "../../http/openapi";
+import { locationHeader, resourceContent } from "../../http/respond";
+import { countRoute, listRoute } from "../../http/route-shapes";
 import { activationSortFields } from "../../repositories/activations";
 import * as schemas from "./activations.schemas";
 
 const tags = ["Activation"];
 const location = "URL of the activation";
 
-export const listActivations = shapes.listRoute("admin", {
+export const listActivations = listRoute("admin", {
   path: "/activation",
   operationId: "listActivations",
   summary: "List all activations",
@@ -18,14 +18,14 @@ export const listActivations = shapes.listRoute("admin", {
   returns: "The activations",
 });
 
-export const countActivations = shapes.countRoute("admin", {
+export const countActivations = countRoute("admin", {
   path: "/activation/count",
   operationId: "countActivations",
   summary: "Count activations",
   tags,
 });
 
-export const listActivationsOfUser = shapes.listRoute("owner", {
+export const listActivationsOfUser = listRoute("owner", {
   path: "/activation/ofuser/{userUUID}",
   operationId: "listActivationsOfUser",
   summary: "List a user's activations",
@@ -36,7 +36,7 @@ export const listActivationsOfUser = shapes.listRoute("owner", {
   returns: "The user's activations",
 });
 
-export const countActivationsOfUser = shapes.countRoute("owner", {
+export const countActivationsOfUser = countRoute("owner", {
   path: "/activation/ofuser/{userUUID}/count",
   operationId: "countActivationsOfUser",
   summary: "Count a user's activations",
@@ -44,29 +44,35 @@ export const countActivationsOfUser = shapes.countRoute("owner", {
   params: schemas.UserUuidParam,
 });
 
-export const getActivation = shapes.getRoute("owner", {
+export const getActivation = defineRoute("owner", {
+  method: "get",
   path: "/activation/{id}",
   operationId: "getActivation",
   summary: "Get an activation",
   description: "For the user who holds it, or an admin.",
   tags,
-  resource: schemas.ActivationResource,
-  returns: "The activation",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(schemas.ActivationResource, "The activation") },
 });
 
-export const createActivation = shapes.creationRoute("admin", {
+export const createActivation = defineRoute("admin", {
+  method: "post",
   path: "/activation",
   operationId: "createActivation",
   summary: "Give a user a book",
   tags,
+  request: { body: jsonBody(schemas.ActivationInput) },
   errors: ["CONFLICT"],
-  input: schemas.ActivationInput,
-  resource: schemas.ActivationResource,
-  returns: "The new activation",
-  location,
+  responses: {
+    201: {
+      ...resourceContent(schemas.ActivationResource, "The new activation"),
+      headers: locationHeader(location),
+    },
+  },
 });
 
-export const redeemQrCode = defineRoute("user", {
+export const redeemActivationQrCode = defineRoute("user", {
   method: "post",
   path: "/activation/by-qr-code",
   operationId: "redeemActivationQrCode",
@@ -91,28 +97,30 @@ export const redeemQrCode = defineRoute("user", {
     ),
     201: {
       ...resourceContent(schemas.ActivationResource, "The new activation"),
-      headers: shapes.locationHeader(location),
+      headers: locationHeader(location),
     },
   },
 });
 
-export const updateActivation = shapes.replaceRoute("admin", {
+export const updateActivation = defineRoute("admin", {
+  method: "put",
   path: "/activation/{id}",
   operationId: "updateActivation",
   summary: "Replace an activation's book and user",
   tags,
-  errors: ["CONFLICT"],
-  input: schemas.ActivationInput,
-  resource: schemas.ActivationResource,
-  returns: "The updated activation",
+  request: { params: IdParam, body: jsonBody(schemas.ActivationInput) },
+  errors: ["NOT_FOUND", "CONFLICT"],
+  responses: { 200: resourceContent(schemas.ActivationResource, "The updated activation") },
 });
 
-export const deleteActivation = shapes.deleteRoute("admin", {
+export const deleteActivation = defineRoute("admin", {
+  method: "delete",
   path: "/activation/{id}",
   operationId: "deleteActivation",
   summary: "Delete an activation",
   description: "The entitlement ends; if it came from a QR code, the code gets the slot back.",
   tags,
-  resource: schemas.ActivationResource,
-  returns: "The deleted activation",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(schemas.ActivationResource, "The deleted activation") },
 });

@@ -2,19 +2,30 @@ import type { Context } from "hono";
 import { authorize } from "../../http/access";
 import { receiveFile } from "../../http/file-upload";
 import { baseUrlOf } from "../../http/hal";
-import { countHandler, resourceHandlers, sendStoredFile } from "../../http/handler-shapes";
-import { respondResource } from "../../http/respond";
+import {
+  listRequestOf,
+  respondCount,
+  respondCreated,
+  respondList,
+  respondResource,
+} from "../../http/respond";
+import { sendStoredFile } from "../../http/stored-file";
 import type { AppBindings, AppRouteHandler } from "../../http/types";
 import { notFound } from "../../lib/problems";
 import * as service from "../../services/apks";
 import type * as routes from "./apks.routes";
 import { ApkList, ApkResource, toActiveApk, toApk } from "./apks.schemas";
 
-const apks = resourceHandlers(ApkList, toApk);
+export const listApks: AppRouteHandler<typeof routes.listApks> = async (c) => {
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listApks(c.get("deps").db, window);
+  return respondList(c, ApkList, rows.map(toApk), total, paging, 200);
+};
 
-export const listApks: AppRouteHandler<typeof routes.listApks> = apks.list(service.listApks);
-
-export const countApks: AppRouteHandler<typeof routes.countApks> = countHandler(service.countApks);
+export const countApks: AppRouteHandler<typeof routes.countApks> = async (c) => {
+  const count = await service.countApks(c.get("deps").db);
+  return respondCount(c, count);
+};
 
 export const getActiveApks: AppRouteHandler<typeof routes.getActiveApks> = async (c) => {
   const { bookapp, launcher } = await service.getActiveApks(c.get("deps").db);
@@ -47,7 +58,11 @@ export const downloadActiveBookapp: AppRouteHandler<typeof routes.downloadActive
 export const downloadActiveLauncher: AppRouteHandler<typeof routes.downloadActiveLauncher> = (c) =>
   downloadActive(c, "launcher");
 
-export const getApk: AppRouteHandler<typeof routes.getApk> = apks.byId(service.getApk);
+export const getApk: AppRouteHandler<typeof routes.getApk> = async (c) => {
+  const { id } = c.req.valid("param");
+  const apk = await service.getApk(c.get("deps").db, id);
+  return respondResource(c, ApkResource, toApk(apk));
+};
 
 /** A versioned URL (`?sha256=`) names one file: other bytes are never served under it. */
 function assertVersion(apk: service.ApkRow, sha256: string | undefined): void {
@@ -74,7 +89,11 @@ export const downloadApk: AppRouteHandler<typeof routes.downloadApk> = async (c)
   return sendApk(c, apk, sha256 ? `private, ${IMMUTABLE}` : "private, no-cache");
 };
 
-export const createApk: AppRouteHandler<typeof routes.createApk> = apks.create(service.createApk, "/apk");
+export const createApk: AppRouteHandler<typeof routes.createApk> = async (c) => {
+  const { db, clock } = c.get("deps");
+  const apk = await service.createApk(db, c.req.valid("json"), clock.now());
+  return respondCreated(c, ApkResource, toApk(apk), `/apk/${apk.id}`);
+};
 
 export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => {
   const deps = c.get("deps");
@@ -108,4 +127,8 @@ export const updateApk: AppRouteHandler<typeof routes.updateApk> = async (c) => 
   return respondResource(c, ApkResource, toApk(apk));
 };
 
-export const deleteApk: AppRouteHandler<typeof routes.deleteApk> = apks.byId(service.removeApk);
+export const deleteApk: AppRouteHandler<typeof routes.deleteApk> = async (c) => {
+  const { id } = c.req.valid("param");
+  const apk = await service.removeApk(c.get("deps").db, id);
+  return respondResource(c, ApkResource, toApk(apk));
+};

@@ -1,12 +1,14 @@
 import { defineRoute } from "../../http/define-route";
-import { IdParam, jsonContent } from "../../http/openapi";
-import * as shapes from "../../http/route-shapes";
+import { uploadErrors } from "../../http/download-docs";
+import { fileUploadBody, IdParam, jsonBody, jsonContent } from "../../http/openapi";
+import { locationHeader, resourceContent } from "../../http/respond";
+import { countRoute, downloadRoute, listRoute } from "../../http/route-shapes";
 import { apkSortFields } from "../../repositories/apks";
 import * as schemas from "./apks.schemas";
 
 const tags = ["APK"];
 
-export const listApks = shapes.listRoute("admin", {
+export const listApks = listRoute("admin", {
   path: "/apk",
   operationId: "listApks",
   summary: "List APKs",
@@ -16,7 +18,7 @@ export const listApks = shapes.listRoute("admin", {
   returns: "The APKs",
 });
 
-export const countApks = shapes.countRoute("admin", {
+export const countApks = countRoute("admin", {
   path: "/apk/count",
   operationId: "countApks",
   summary: "Count APKs",
@@ -39,7 +41,7 @@ function activeApkDownloadRoute<const K extends "bookapp" | "launcher">(
   kind: K,
   operationId: `downloadActive${Capitalize<K>}`,
 ) {
-  return shapes.downloadRoute("public", {
+  return downloadRoute("public", {
     path: `/apk/download/active${kind}`,
     operationId,
     summary: `Download the active ${kind}`,
@@ -54,16 +56,18 @@ export const downloadActiveBookapp = activeApkDownloadRoute("bookapp", "download
 
 export const downloadActiveLauncher = activeApkDownloadRoute("launcher", "downloadActiveLauncher");
 
-export const getApk = shapes.getRoute("admin", {
+export const getApk = defineRoute("admin", {
+  method: "get",
   path: "/apk/{id}",
   operationId: "getApk",
   summary: "Get an APK record",
   tags,
-  resource: schemas.ApkResource,
-  returns: "The APK",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(schemas.ApkResource, "The APK") },
 });
 
-export const downloadApk = shapes.downloadRoute("published", {
+export const downloadApk = downloadRoute("published", {
   path: "/apk/{id}/download",
   operationId: "downloadApk",
   summary: "Download an APK's file",
@@ -77,20 +81,25 @@ export const downloadApk = shapes.downloadRoute("published", {
   returns: "The APK file",
 });
 
-export const createApk = shapes.creationRoute("admin", {
+export const createApk = defineRoute("admin", {
+  method: "post",
   path: "/apk",
   operationId: "createApk",
   summary: "Create an APK record",
   description: "Upload the file with POST /apk/{id}/upload, then make it active with PUT.",
   tags,
+  request: { body: jsonBody(schemas.ApkInput) },
   errors: ["CONFLICT"],
-  input: schemas.ApkInput,
-  resource: schemas.ApkResource,
-  returns: "The new APK record",
-  location: "URL of the new APK",
+  responses: {
+    201: {
+      ...resourceContent(schemas.ApkResource, "The new APK record"),
+      headers: locationHeader("URL of the new APK"),
+    },
+  },
 });
 
-export const uploadApk = shapes.uploadRoute("admin", {
+export const uploadApk = defineRoute("admin", {
+  method: "post",
   path: "/apk/{id}/upload",
   operationId: "uploadApk",
   summary: "Upload the APK file",
@@ -100,14 +109,13 @@ export const uploadApk = shapes.uploadRoute("admin", {
     "409 when its versionCode is not the record's, when the APK is active, or when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`). " +
     "An unsigned APK is recorded with `signerSha256: null`; unsigned over a signed active APK (or the reverse) is a signer change too.",
   tags,
-  query: schemas.SignerChangeQuery,
-  errors: ["CONFLICT"],
-  file: "The APK",
-  resource: schemas.ApkResource,
-  returns: "The APK with its file",
+  request: { params: IdParam, query: schemas.SignerChangeQuery, body: fileUploadBody("The APK") },
+  errors: ["NOT_FOUND", ...uploadErrors, "CONFLICT"],
+  responses: { 200: resourceContent(schemas.ApkResource, "The APK with its file") },
 });
 
-export const updateApk = shapes.replaceRoute("admin", {
+export const updateApk = defineRoute("admin", {
+  method: "put",
   path: "/apk/{id}",
   operationId: "updateApk",
   summary: "Replace an APK's fields; make it active",
@@ -115,18 +123,18 @@ export const updateApk = shapes.replaceRoute("admin", {
     "`active: true` deactivates the active APK of the same kind in the same transaction; 409 without an uploaded file, for a versionCode other than the uploaded file's, and when its package or signer differs from the active APK of the kind (unless `allowSignerChange=true`). " +
     "An active APK given another `kind` stays active: it is checked against, and replaces, that kind's active APK.",
   tags,
-  query: schemas.SignerChangeQuery,
-  errors: ["CONFLICT"],
-  input: schemas.ApkInput,
-  resource: schemas.ApkResource,
-  returns: "The updated APK",
+  request: { params: IdParam, query: schemas.SignerChangeQuery, body: jsonBody(schemas.ApkInput) },
+  errors: ["NOT_FOUND", "CONFLICT"],
+  responses: { 200: resourceContent(schemas.ApkResource, "The updated APK") },
 });
 
-export const deleteApk = shapes.deleteRoute("admin", {
+export const deleteApk = defineRoute("admin", {
+  method: "delete",
   path: "/apk/{id}",
   operationId: "deleteApk",
   summary: "Delete an APK and its file",
   tags,
-  resource: schemas.ApkResource,
-  returns: "The deleted APK",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(schemas.ApkResource, "The deleted APK") },
 });

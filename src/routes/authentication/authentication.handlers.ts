@@ -44,7 +44,7 @@ export const logout: AppRouteHandler<typeof routes.logout> = async (c) => {
   return c.json({ loggedOut: true as const, sessionsEnded }, 200);
 };
 
-export const me: AppRouteHandler<typeof routes.me> = async (c) => {
+export const getMe: AppRouteHandler<typeof routes.getMe> = async (c) => {
   const { user, roles } = await currentUser(c.get("deps"), c.get("services"), c.get("principal"));
   return c.json(toUser(user, roles), 200, NO_STORE);
 };

@@ -53,7 +53,7 @@ export const logout = defineRoute("user", {
   responses: { 200: jsonContent(schemas.LogoutResult, "Logged out") },
 });
 
-export const me = defineRoute("user", {
+export const getMe = defineRoute("user", {
   method: "get",
   path: "/authentication/me",
   operationId: "getMe",

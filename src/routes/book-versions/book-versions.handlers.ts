@@ -1,50 +1,75 @@
 import type { Context } from "hono";
-import { countHandler, resourceHandlers, sendStoredFile } from "../../http/handler-shapes";
+import { receiveFile } from "../../http/file-upload";
+import {
+  listRequestOf,
+  respondCount,
+  respondCreated,
+  respondList,
+  respondResource,
+} from "../../http/respond";
+import { sendStoredFile } from "../../http/stored-file";
 import type { AppBindings, AppRouteHandler } from "../../http/types";
 import * as service from "../../services/book-versions";
 import { getBook } from "../../services/books";
 import { assertEntitled } from "../../services/entitlement";
 import { attachArchive } from "../../services/files";
 import type * as routes from "./book-versions.routes";
-import { BookVersionList, toBookVersion } from "./book-versions.schemas";
+import { BookVersionList, BookVersionResource, toBookVersion } from "./book-versions.schemas";
 
-const bookVersions = resourceHandlers(BookVersionList, toBookVersion);
+export const listBookVersions: AppRouteHandler<typeof routes.listBookVersions> = async (c) => {
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listBookVersions(c.get("deps").db, window);
+  return respondList(c, BookVersionList, rows.map(toBookVersion), total, paging, 200);
+};
 
-export const listBookVersions: AppRouteHandler<typeof routes.listBookVersions> = bookVersions.list(
-  service.listBookVersions,
-);
+export const listBookVersionsOfBook: AppRouteHandler<typeof routes.listBookVersionsOfBook> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listVersionsOfBook(c.get("deps").db, id, window);
+  return respondList(c, BookVersionList, rows.map(toBookVersion), total, paging, 200);
+};
 
-export const listVersionsOfBook: AppRouteHandler<typeof routes.listVersionsOfBook> = bookVersions.listUnder(
-  "id",
-  service.listVersionsOfBook,
-);
+export const countBookVersions: AppRouteHandler<typeof routes.countBookVersions> = async (c) => {
+  const count = await service.countBookVersions(c.get("deps").db);
+  return respondCount(c, count);
+};
 
-export const countBookVersions: AppRouteHandler<typeof routes.countBookVersions> = countHandler(
-  service.countBookVersions,
-);
+export const getBookVersion: AppRouteHandler<typeof routes.getBookVersion> = async (c) => {
+  const { id } = c.req.valid("param");
+  const version = await service.getBookVersion(c.get("deps").db, id);
+  return respondResource(c, BookVersionResource, toBookVersion(version));
+};
 
-export const getBookVersion: AppRouteHandler<typeof routes.getBookVersion> = bookVersions.byId(
-  service.getBookVersion,
-);
+export const createBookVersion: AppRouteHandler<typeof routes.createBookVersion> = async (c) => {
+  const { db, clock } = c.get("deps");
+  const version = await service.createBookVersion(db, c.req.valid("json"), clock.now());
+  return respondCreated(c, BookVersionResource, toBookVersion(version), `/bookversion/${version.id}`);
+};
 
-export const createBookVersion: AppRouteHandler<typeof routes.createBookVersion> = bookVersions.create(
-  service.createBookVersion,
-  "/bookversion",
-);
+export const updateBookVersion: AppRouteHandler<typeof routes.updateBookVersion> = async (c) => {
+  const { db, clock } = c.get("deps");
+  const { id } = c.req.valid("param");
+  const version = await service.replaceBookVersion(db, id, c.req.valid("json"), clock.now());
+  return respondResource(c, BookVersionResource, toBookVersion(version));
+};
 
-export const updateBookVersion: AppRouteHandler<typeof routes.updateBookVersion> = bookVersions.replace(
-  service.replaceBookVersion,
-);
+export const deleteBookVersion: AppRouteHandler<typeof routes.deleteBookVersion> = async (c) => {
+  const { id } = c.req.valid("param");
+  const version = await service.removeBookVersion(c.get("deps").db, id);
+  return respondResource(c, BookVersionResource, toBookVersion(version));
+};
 
-export const deleteBookVersion: AppRouteHandler<typeof routes.deleteBookVersion> = bookVersions.byId(
-  service.removeBookVersion,
-);
-
-export const uploadArchive: AppRouteHandler<typeof routes.uploadArchive> = bookVersions.upload(
-  "archive",
-  service.getBookVersion,
-  attachArchive,
-);
+export const uploadBookVersionArchive: AppRouteHandler<typeof routes.uploadBookVersionArchive> = async (
+  c,
+) => {
+  const { db, clock, blobs } = c.get("deps");
+  const { id } = c.req.valid("param");
+  // 404 before a large body is read.
+  await service.getBookVersion(db, id);
+  const file = await receiveFile(c, "archive");
+  const version = await attachArchive(db, id, file, clock.now(), blobs);
+  return respondResource(c, BookVersionResource, toBookVersion(version));
+};
 
 /** The version's archive, named after the book's title and the version. */
 function sendArchive(c: Context<AppBindings>, bookTitle: string, version: service.BookVersionRow): Response {
@@ -62,7 +87,7 @@ function sendArchive(c: Context<AppBindings>, bookTitle: string, version: servic
   });
 }
 
-export const downloadArchive: AppRouteHandler<typeof routes.downloadArchive> = async (c) => {
+export const downloadBookVersion: AppRouteHandler<typeof routes.downloadBookVersion> = async (c) => {
   const { db } = c.get("deps");
   const version = await service.getBookVersion(db, c.req.valid("param").id);
   await assertEntitled(db, c.get("principal"), version.bookId);
@@ -70,7 +95,7 @@ export const downloadArchive: AppRouteHandler<typeof routes.downloadArchive> = a
   return sendArchive(c, book.title, version);
 };
 
-export const downloadNewestVersion: AppRouteHandler<typeof routes.downloadNewestVersion> = async (c) => {
+export const getNewestBookVersion: AppRouteHandler<typeof routes.getNewestBookVersion> = async (c) => {
   const { db } = c.get("deps");
   const book = await getBook(db, c.req.valid("param").id);
   await assertEntitled(db, c.get("principal"), book.id);

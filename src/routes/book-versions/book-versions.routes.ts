@@ -1,11 +1,14 @@
-import { IdParam } from "../../http/openapi";
-import * as shapes from "../../http/route-shapes";
+import { defineRoute } from "../../http/define-route";
+import { uploadErrors } from "../../http/download-docs";
+import { fileUploadBody, IdParam, jsonBody } from "../../http/openapi";
+import { locationHeader, resourceContent } from "../../http/respond";
+import { countRoute, downloadRoute, listRoute } from "../../http/route-shapes";
 import { bookVersionSortFields, versionsOfBookSortFields } from "../../repositories/book-versions";
 import { BookVersionInput, BookVersionList, BookVersionResource } from "./book-versions.schemas";
 
 const tags = ["Book version"];
 
-export const listBookVersions = shapes.listRoute("admin", {
+export const listBookVersions = listRoute("admin", {
   path: "/bookversion",
   operationId: "listBookVersions",
   summary: "List all book versions",
@@ -15,56 +18,64 @@ export const listBookVersions = shapes.listRoute("admin", {
   returns: "The versions",
 });
 
-export const countBookVersions = shapes.countRoute("admin", {
+export const countBookVersions = countRoute("admin", {
   path: "/bookversion/count",
   operationId: "countBookVersions",
   summary: "Count book versions",
   tags,
 });
 
-export const getBookVersion = shapes.getRoute("user", {
+export const getBookVersion = defineRoute("user", {
+  method: "get",
   path: "/bookversion/{id}",
   operationId: "getBookVersion",
   summary: "Get a book version",
   tags,
-  resource: BookVersionResource,
-  returns: "The version",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(BookVersionResource, "The version") },
 });
 
-export const createBookVersion = shapes.creationRoute("admin", {
+export const createBookVersion = defineRoute("admin", {
+  method: "post",
   path: "/bookversion",
   operationId: "createBookVersion",
   summary: "Create a book version",
   description: "The archive is uploaded afterwards with POST /bookversion/{id}/upload.",
   tags,
+  request: { body: jsonBody(BookVersionInput) },
   errors: ["CONFLICT"],
-  input: BookVersionInput,
-  resource: BookVersionResource,
-  returns: "The new version",
-  location: "URL of the new version",
+  responses: {
+    201: {
+      ...resourceContent(BookVersionResource, "The new version"),
+      headers: locationHeader("URL of the new version"),
+    },
+  },
 });
 
-export const updateBookVersion = shapes.replaceRoute("admin", {
+export const updateBookVersion = defineRoute("admin", {
+  method: "put",
   path: "/bookversion/{id}",
   operationId: "updateBookVersion",
   summary: "Replace a book version's fields",
   tags,
-  errors: ["CONFLICT"],
-  input: BookVersionInput,
-  resource: BookVersionResource,
-  returns: "The updated version",
+  request: { params: IdParam, body: jsonBody(BookVersionInput) },
+  errors: ["NOT_FOUND", "CONFLICT"],
+  responses: { 200: resourceContent(BookVersionResource, "The updated version") },
 });
 
-export const deleteBookVersion = shapes.deleteRoute("admin", {
+export const deleteBookVersion = defineRoute("admin", {
+  method: "delete",
   path: "/bookversion/{id}",
   operationId: "deleteBookVersion",
   summary: "Delete a book version and its archive",
   tags,
-  resource: BookVersionResource,
-  returns: "The deleted version",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(BookVersionResource, "The deleted version") },
 });
 
-export const listVersionsOfBook = shapes.listRoute("user", {
+export const listBookVersionsOfBook = listRoute("user", {
   path: "/book/{id}/bookversions",
   operationId: "listBookVersionsOfBook",
   summary: "List the versions of a book",
@@ -76,19 +87,20 @@ export const listVersionsOfBook = shapes.listRoute("user", {
   returns: "The book's versions",
 });
 
-export const uploadArchive = shapes.uploadRoute("admin", {
+export const uploadBookVersionArchive = defineRoute("admin", {
+  method: "post",
   path: "/bookversion/{id}/upload",
   operationId: "uploadBookVersionArchive",
   summary: "Upload a version's zip archive",
   description:
     "Multipart part `file`: a zip archive, at most MAX_ARCHIVE_BYTES. Checked by content: 415 when an entry name is absolute (`/…`, `C:…`), has a `..` segment or a backslash, or when the central directory does not match the local headers (names, methods, sizes, offsets, the number of entries in the end record). Replaces an earlier archive; the old one stays downloadable until the new one is complete.",
   tags,
-  file: "The zip archive",
-  resource: BookVersionResource,
-  returns: "The version with its archive",
+  request: { params: IdParam, body: fileUploadBody("The zip archive") },
+  errors: ["NOT_FOUND", ...uploadErrors],
+  responses: { 200: resourceContent(BookVersionResource, "The version with its archive") },
 });
 
-export const downloadArchive = shapes.downloadRoute("entitled", {
+export const downloadBookVersion = downloadRoute("entitled", {
   path: "/bookversion/{id}/download",
   operationId: "downloadBookVersion",
   summary: "Download a version's archive",
@@ -99,7 +111,7 @@ export const downloadArchive = shapes.downloadRoute("entitled", {
   returns: "The zip archive",
 });
 
-export const downloadNewestVersion = shapes.downloadRoute("entitled", {
+export const getNewestBookVersion = downloadRoute("entitled", {
   path: "/book/{id}/newest-book-version",
   operationId: "getNewestBookVersion",
   summary: "Download the newest version of a book",

@@ -1,28 +1,55 @@
-import { countHandler, resourceHandlers, sendStoredFile } from "../../http/handler-shapes";
+import { receiveFile } from "../../http/file-upload";
+import {
+  listRequestOf,
+  respondCount,
+  respondCreated,
+  respondList,
+  respondResource,
+} from "../../http/respond";
+import { sendStoredFile } from "../../http/stored-file";
 import type { AppRouteHandler } from "../../http/types";
 import * as service from "../../services/books";
 import { attachCover } from "../../services/files";
 import type * as routes from "./books.routes";
-import { BookList, toBook } from "./books.schemas";
+import { BookList, BookResource, toBook } from "./books.schemas";
 
-const books = resourceHandlers(BookList, toBook);
+export const listBooks: AppRouteHandler<typeof routes.listBooks> = async (c) => {
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listBooks(c.get("deps").db, window);
+  return respondList(c, BookList, rows.map(toBook), total, paging, 200);
+};
 
-export const listBooks: AppRouteHandler<typeof routes.listBooks> = books.list(service.listBooks);
+export const countBooks: AppRouteHandler<typeof routes.countBooks> = async (c) => {
+  const count = await service.countBooks(c.get("deps").db);
+  return respondCount(c, count);
+};
 
-export const countBooks: AppRouteHandler<typeof routes.countBooks> = countHandler(service.countBooks);
+export const getBook: AppRouteHandler<typeof routes.getBook> = async (c) => {
+  const { id } = c.req.valid("param");
+  const book = await service.getBook(c.get("deps").db, id);
+  return respondResource(c, BookResource, toBook(book));
+};
 
-export const getBook: AppRouteHandler<typeof routes.getBook> = books.byId(service.getBook);
+export const createBook: AppRouteHandler<typeof routes.createBook> = async (c) => {
+  const { db, clock } = c.get("deps");
+  const book = await service.createBook(db, c.req.valid("json"), clock.now());
+  return respondCreated(c, BookResource, toBook(book), `/book/${book.id}`);
+};
 
-export const createBook: AppRouteHandler<typeof routes.createBook> = books.create(
-  service.createBook,
-  "/book",
-);
+export const updateBook: AppRouteHandler<typeof routes.updateBook> = async (c) => {
+  const { db, clock } = c.get("deps");
+  const { id } = c.req.valid("param");
+  const book = await service.replaceBook(db, id, c.req.valid("json"), clock.now());
+  return respondResource(c, BookResource, toBook(book));
+};
 
-export const updateBook: AppRouteHandler<typeof routes.updateBook> = books.replace(service.replaceBook);
+export const deleteBook: AppRouteHandler<typeof routes.deleteBook> = async (c) => {
+  const { id } = c.req.valid("param");
+  const book = await service.removeBook(c.get("deps").db, id);
+  return respondResource(c, BookResource, toBook(book));
+};
 
-export const deleteBook: AppRouteHandler<typeof routes.deleteBook> = books.byId(service.removeBook);
-
-export const getCover: AppRouteHandler<typeof routes.getCover> = async (c) => {
+export const getBookCover: AppRouteHandler<typeof routes.getBookCover> = async (c) => {
   const book = await service.getBook(c.get("deps").db, c.req.valid("param").id);
   const cover = { sha256: book.coverSha256, size: book.coverSize, uploadedAt: book.coverUpdatedAt };
   return sendStoredFile(c, `The cover of book ${book.id}`, cover, {
@@ -35,8 +62,12 @@ export const getCover: AppRouteHandler<typeof routes.getCover> = async (c) => {
   });
 };
 
-export const uploadCover: AppRouteHandler<typeof routes.uploadCover> = books.upload(
-  "cover",
-  service.getBook,
-  attachCover,
-);
+export const uploadBookCover: AppRouteHandler<typeof routes.uploadBookCover> = async (c) => {
+  const { db, clock, blobs } = c.get("deps");
+  const { id } = c.req.valid("param");
+  // 404 before a large body is read.
+  await service.getBook(db, id);
+  const file = await receiveFile(c, "cover");
+  const book = await attachCover(db, id, file, clock.now(), blobs);
+  return respondResource(c, BookResource, toBook(book));
+};

@@ -1,11 +1,14 @@
-import { IdParam } from "../../http/openapi";
-import * as shapes from "../../http/route-shapes";
+import { defineRoute } from "../../http/define-route";
+import { uploadErrors } from "../../http/download-docs";
+import { fileUploadBody, IdParam, jsonBody } from "../../http/openapi";
+import { locationHeader, resourceContent } from "../../http/respond";
+import { countRoute, downloadRoute, listRoute } from "../../http/route-shapes";
 import { bookSortFields } from "../../repositories/books";
 import { BookInput, BookList, BookResource } from "./books.schemas";
 
 const tags = ["Book"];
 
-export const listBooks = shapes.listRoute("user", {
+export const listBooks = listRoute("user", {
   path: "/book",
   operationId: "listBooks",
   summary: "List books",
@@ -16,57 +19,62 @@ export const listBooks = shapes.listRoute("user", {
   returns: "The books",
 });
 
-export const countBooks = shapes.countRoute("user", {
+export const countBooks = countRoute("user", {
   path: "/book/count",
   operationId: "countBooks",
   summary: "Count books",
   tags,
 });
 
-export const getBook = shapes.getRoute("user", {
+export const getBook = defineRoute("user", {
+  method: "get",
   path: "/book/{id}",
   operationId: "getBook",
   summary: "Get a book",
   tags,
-  resource: BookResource,
-  returns: "The book",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(BookResource, "The book") },
 });
 
-export const createBook = shapes.creationRoute("admin", {
+export const createBook = defineRoute("admin", {
+  method: "post",
   path: "/book",
   operationId: "createBook",
   summary: "Create a book",
   tags,
-  input: BookInput,
-  resource: BookResource,
-  returns: "The new book",
-  location: "URL of the new book",
+  request: { body: jsonBody(BookInput) },
+  responses: {
+    201: { ...resourceContent(BookResource, "The new book"), headers: locationHeader("URL of the new book") },
+  },
 });
 
-export const updateBook = shapes.replaceRoute("admin", {
+export const updateBook = defineRoute("admin", {
+  method: "put",
   path: "/book/{id}",
   operationId: "updateBook",
   summary: "Replace a book's fields",
   description: "Replaces every writable field; a field left out becomes null.",
   tags,
-  input: BookInput,
-  resource: BookResource,
-  returns: "The updated book",
+  request: { params: IdParam, body: jsonBody(BookInput) },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(BookResource, "The updated book") },
 });
 
-export const deleteBook = shapes.deleteRoute("admin", {
+export const deleteBook = defineRoute("admin", {
+  method: "delete",
   path: "/book/{id}",
   operationId: "deleteBook",
   summary: "Delete a book",
   description:
     "Deletes its versions, QR codes and files. Refused with 409 while readers hold activations of it.",
   tags,
-  errors: ["CONFLICT"],
-  resource: BookResource,
-  returns: "The deleted book",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND", "CONFLICT"],
+  responses: { 200: resourceContent(BookResource, "The deleted book") },
 });
 
-export const getCover = shapes.downloadRoute("public", {
+export const getBookCover = downloadRoute("public", {
   path: "/book/{id}/cover",
   operationId: "getBookCover",
   summary: "Download a book's cover",
@@ -77,14 +85,15 @@ export const getCover = shapes.downloadRoute("public", {
   returns: "The cover image",
 });
 
-export const uploadCover = shapes.uploadRoute("admin", {
+export const uploadBookCover = defineRoute("admin", {
+  method: "post",
   path: "/book/{id}/cover",
   operationId: "uploadBookCover",
   summary: "Upload a book's cover",
   description:
     "Multipart part `file`: a PNG (checked by content, not by name) of at most 10,000 × 10,000 pixels (415 beyond), at most MAX_COVER_BYTES. Replaces an earlier cover.",
   tags,
-  file: "The cover PNG",
-  resource: BookResource,
-  returns: "The book with its new cover",
+  request: { params: IdParam, body: fileUploadBody("The cover PNG") },
+  errors: ["NOT_FOUND", ...uploadErrors],
+  responses: { 200: resourceContent(BookResource, "The book with its new cover") },
 });

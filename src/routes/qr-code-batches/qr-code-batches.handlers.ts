@@ -1,20 +1,23 @@
 import type { Context } from "hono";
-import { resourceHandlers } from "../../http/handler-shapes";
-import { respondResource } from "../../http/respond";
+import { listRequestOf, respondList, respondResource } from "../../http/respond";
 import type { AppBindings, AppRouteHandler } from "../../http/types";
 import { describeError } from "../../lib/logger";
 import * as service from "../../services/qr-code-batches";
 import type * as routes from "./qr-code-batches.routes";
 import { QrCodeBatchList, QrCodeBatchResource, toQrCodeBatch } from "./qr-code-batches.schemas";
 
-const batches = resourceHandlers(QrCodeBatchList, toQrCodeBatch);
+export const listQrCodeBatchesOfBook: AppRouteHandler<typeof routes.listQrCodeBatchesOfBook> = async (c) => {
+  const { bookId } = c.req.valid("param");
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listQrCodeBatchesOfBook(c.get("deps").db, bookId, window);
+  return respondList(c, QrCodeBatchList, rows.map(toQrCodeBatch), total, paging, 200);
+};
 
-export const listQrCodeBatchesOfBook: AppRouteHandler<typeof routes.listQrCodeBatchesOfBook> =
-  batches.listUnder("bookId", service.listQrCodeBatchesOfBook);
-
-export const getQrCodeBatch: AppRouteHandler<typeof routes.getQrCodeBatch> = batches.byId(
-  service.getQrCodeBatch,
-);
+export const getQrCodeBatch: AppRouteHandler<typeof routes.getQrCodeBatch> = async (c) => {
+  const { id } = c.req.valid("param");
+  const batch = await service.getQrCodeBatch(c.get("deps").db, id);
+  return respondResource(c, QrCodeBatchResource, toQrCodeBatch(batch));
+};
 
 export const setQrCodeBatchEnabled: AppRouteHandler<typeof routes.setQrCodeBatchEnabled> = async (c) => {
   const { db, clock } = c.get("deps");

@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { defineRoute } from "../../http/define-route";
-import { IdParam } from "../../http/openapi";
-import * as shapes from "../../http/route-shapes";
+import { IdParam, jsonBody } from "../../http/openapi";
+import { resourceContent } from "../../http/respond";
+import { listRoute } from "../../http/route-shapes";
 import { qrCodeBatchSortFields } from "../../repositories/qr-code-batches";
 import { BookIdParam, EnableInput } from "../qr-codes/qr-codes.schemas";
 import { QrCodeBatchList, QrCodeBatchResource, SheetQuery } from "./qr-code-batches.schemas";
@@ -16,7 +17,7 @@ const downloadHeaders = {
   },
 };
 
-export const listQrCodeBatchesOfBook = shapes.listRoute("admin", {
+export const listQrCodeBatchesOfBook = listRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}/batches",
   operationId: "listQrCodeBatchesOfBook",
   summary: "List a book's print runs (QR code batches) with their counts",
@@ -28,25 +29,28 @@ export const listQrCodeBatchesOfBook = shapes.listRoute("admin", {
   returns: "The book's batches",
 });
 
-export const getQrCodeBatch = shapes.getRoute("admin", {
+export const getQrCodeBatch = defineRoute("admin", {
+  method: "get",
   path: "/activation-qr-code/batch/{id}",
   operationId: "getQrCodeBatch",
   summary: "Get a print run (QR code batch) with its counts",
   tags,
-  resource: QrCodeBatchResource,
-  returns: "The batch",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(QrCodeBatchResource, "The batch") },
 });
 
-export const setQrCodeBatchEnabled = shapes.actionRoute("admin", {
+export const setQrCodeBatchEnabled = defineRoute("admin", {
+  method: "post",
   path: "/activation-qr-code/batch/{id}/en-disable",
   operationId: "setQrCodeBatchEnabled",
   summary: "Enable or disable every code of a print run at once",
   description:
     "One statement switches all the batch's codes; a disabled code cannot be redeemed (409 QR_CODE_DISABLED), activations already made stay.",
   tags,
-  input: EnableInput,
-  resource: QrCodeBatchResource,
-  returns: "The batch with its new counts",
+  request: { params: IdParam, body: jsonBody(EnableInput) },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(QrCodeBatchResource, "The batch with its new counts") },
 });
 
 export const getQrCodeBatchCsv = defineRoute("admin", {

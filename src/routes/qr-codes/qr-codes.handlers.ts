@@ -1,27 +1,46 @@
-import { countHandler, countUnderHandler, resourceHandlers } from "../../http/handler-shapes";
-import { respondList, respondResource } from "../../http/respond";
+import {
+  listRequestOf,
+  respondCount,
+  respondCreated,
+  respondList,
+  respondResource,
+} from "../../http/respond";
 import type { AppRouteHandler } from "../../http/types";
 import * as service from "../../services/qr-codes";
 import type * as routes from "./qr-codes.routes";
 import { NullActivationsResource, QrCodeList, QrCodeResource, toQrCode } from "./qr-codes.schemas";
 
-const qrCodes = resourceHandlers(QrCodeList, toQrCode);
+export const listActivationQrCodes: AppRouteHandler<typeof routes.listActivationQrCodes> = async (c) => {
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listQrCodes(c.get("deps").db, window);
+  return respondList(c, QrCodeList, rows.map(toQrCode), total, paging, 200);
+};
 
-export const listQrCodes: AppRouteHandler<typeof routes.listQrCodes> = qrCodes.list(service.listQrCodes);
+export const countActivationQrCodes: AppRouteHandler<typeof routes.countActivationQrCodes> = async (c) => {
+  const count = await service.countQrCodes(c.get("deps").db);
+  return respondCount(c, count);
+};
 
-export const countQrCodes: AppRouteHandler<typeof routes.countQrCodes> = countHandler(service.countQrCodes);
+export const listActivationQrCodesOfBook: AppRouteHandler<typeof routes.listActivationQrCodesOfBook> = async (
+  c,
+) => {
+  const { bookId } = c.req.valid("param");
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await service.listQrCodesOfBook(c.get("deps").db, bookId, window);
+  return respondList(c, QrCodeList, rows.map(toQrCode), total, paging, 200);
+};
 
-export const listQrCodesOfBook: AppRouteHandler<typeof routes.listQrCodesOfBook> = qrCodes.listUnder(
-  "bookId",
-  service.listQrCodesOfBook,
-);
+export const countActivationQrCodesOfBook: AppRouteHandler<
+  typeof routes.countActivationQrCodesOfBook
+> = async (c) => {
+  const { bookId } = c.req.valid("param");
+  const count = await service.countQrCodesOfBook(c.get("deps").db, bookId);
+  return respondCount(c, count);
+};
 
-export const countQrCodesOfBook: AppRouteHandler<typeof routes.countQrCodesOfBook> = countUnderHandler(
-  "bookId",
-  service.countQrCodesOfBook,
-);
-
-export const getNullActivations: AppRouteHandler<typeof routes.getNullActivations> = async (c) => {
+export const getUnusedActivationQrCodesOfBook: AppRouteHandler<
+  typeof routes.getUnusedActivationQrCodesOfBook
+> = async (c) => {
   const { bookId } = c.req.valid("param");
   const rows = await service.unusedQrCodesOfBook(c.get("deps").db, bookId);
   return respondResource(c, NullActivationsResource, {
@@ -31,9 +50,15 @@ export const getNullActivations: AppRouteHandler<typeof routes.getNullActivation
   });
 };
 
-export const getQrCode: AppRouteHandler<typeof routes.getQrCode> = qrCodes.byId(service.getQrCode);
+export const getActivationQrCode: AppRouteHandler<typeof routes.getActivationQrCode> = async (c) => {
+  const { id } = c.req.valid("param");
+  const qrCode = await service.getQrCode(c.get("deps").db, id);
+  return respondResource(c, QrCodeResource, toQrCode(qrCode));
+};
 
-export const getQrCodeImage: AppRouteHandler<typeof routes.getQrCodeImage> = async (c) => {
+export const getActivationQrCodeImage: AppRouteHandler<typeof routes.getActivationQrCodeImage> = async (
+  c,
+) => {
   const { db, config } = c.get("deps");
   const { size } = c.req.valid("query");
   const qrCode = await service.getQrCode(db, c.req.valid("param").id);
@@ -50,7 +75,7 @@ export const getQrCodeImage: AppRouteHandler<typeof routes.getQrCodeImage> = asy
   });
 };
 
-export const getQrCodeSvg: AppRouteHandler<typeof routes.getQrCodeSvg> = async (c) => {
+export const getActivationQrCodeSvg: AppRouteHandler<typeof routes.getActivationQrCodeSvg> = async (c) => {
   const { db, config } = c.get("deps");
   const qrCode = await service.getQrCode(db, c.req.valid("param").id);
   const template = config.qrPayloadTemplate;
@@ -73,18 +98,23 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
-export const createQrCode: AppRouteHandler<typeof routes.createQrCode> = qrCodes.create(
-  service.createQrCode,
-  "/activation-qr-code",
-);
+export const createActivationQrCode: AppRouteHandler<typeof routes.createActivationQrCode> = async (c) => {
+  const { db, clock } = c.get("deps");
+  const qrCode = await service.createQrCode(db, c.req.valid("json"), clock.now());
+  return respondCreated(c, QrCodeResource, toQrCode(qrCode), `/activation-qr-code/${qrCode.id}`);
+};
 
-export const createQrCodeBatch: AppRouteHandler<typeof routes.createQrCodeBatch> = async (c) => {
+export const createActivationQrCodeBatch: AppRouteHandler<typeof routes.createActivationQrCodeBatch> = async (
+  c,
+) => {
   const { db, clock } = c.get("deps");
   const rows = await service.createQrCodeBatch(db, c.req.valid("json"), clock.now());
   return respondList(c, QrCodeList, rows.map(toQrCode), rows.length, undefined, 201);
 };
 
-export const setQrCodeEnabled: AppRouteHandler<typeof routes.setQrCodeEnabled> = async (c) => {
+export const setActivationQrCodeEnabled: AppRouteHandler<typeof routes.setActivationQrCodeEnabled> = async (
+  c,
+) => {
   const { db, clock } = c.get("deps");
   const { enabled } = c.req.valid("json");
   const qrCode = await service.setQrCodeEnabled(db, c.req.valid("param").id, enabled, clock.now());

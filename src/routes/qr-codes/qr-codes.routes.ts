@@ -1,7 +1,7 @@
 import { defineRoute } from "../../http/define-route";
 import { IdParam, jsonBody } from "../../http/openapi";
-import { listContent, resourceContent } from "../../http/respond";
-import * as shapes from "../../http/route-shapes";
+import { listContent, locationHeader, resourceContent } from "../../http/respond";
+import { countRoute, listRoute } from "../../http/route-shapes";
 import { listHeaders } from "../../http/sort-and-page";
 import { qrCodeSortFields } from "../../repositories/qr-codes";
 import * as schemas from "./qr-codes.schemas";
@@ -25,7 +25,7 @@ const notModified = {
   headers: { ...etagHeader, ...cacheControlHeader },
 };
 
-export const listQrCodes = shapes.listRoute("admin", {
+export const listActivationQrCodes = listRoute("admin", {
   path: "/activation-qr-code",
   operationId: "listActivationQrCodes",
   summary: "List all activation QR codes",
@@ -35,14 +35,14 @@ export const listQrCodes = shapes.listRoute("admin", {
   returns: "The codes",
 });
 
-export const countQrCodes = shapes.countRoute("admin", {
+export const countActivationQrCodes = countRoute("admin", {
   path: "/activation-qr-code/count",
   operationId: "countActivationQrCodes",
   summary: "Count activation QR codes",
   tags,
 });
 
-export const listQrCodesOfBook = shapes.listRoute("admin", {
+export const listActivationQrCodesOfBook = listRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}",
   operationId: "listActivationQrCodesOfBook",
   summary: "List a book's activation QR codes",
@@ -54,7 +54,7 @@ export const listQrCodesOfBook = shapes.listRoute("admin", {
   returns: "The book's codes",
 });
 
-export const countQrCodesOfBook = shapes.countRoute("admin", {
+export const countActivationQrCodesOfBook = countRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}/count",
   operationId: "countActivationQrCodesOfBook",
   summary: "Count a book's activation QR codes",
@@ -63,7 +63,7 @@ export const countQrCodesOfBook = shapes.countRoute("admin", {
   errors: ["NOT_FOUND"],
 });
 
-export const getNullActivations = defineRoute("admin", {
+export const getUnusedActivationQrCodesOfBook = defineRoute("admin", {
   method: "get",
   path: "/activation-qr-code/ofbook/{bookId}/null-activations",
   operationId: "getUnusedActivationQrCodesOfBook",
@@ -78,16 +78,18 @@ export const getNullActivations = defineRoute("admin", {
   },
 });
 
-export const getQrCode = shapes.getRoute("admin", {
+export const getActivationQrCode = defineRoute("admin", {
+  method: "get",
   path: "/activation-qr-code/{id}",
   operationId: "getActivationQrCode",
   summary: "Get an activation QR code",
   tags,
-  resource: schemas.QrCodeResource,
-  returns: "The code",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(schemas.QrCodeResource, "The code") },
 });
 
-export const getQrCodeImage = defineRoute("admin", {
+export const getActivationQrCodeImage = defineRoute("admin", {
   method: "get",
   path: "/activation-qr-code/{id}/qr",
   operationId: "getActivationQrCodeImage",
@@ -107,7 +109,7 @@ export const getQrCodeImage = defineRoute("admin", {
   },
 });
 
-export const getQrCodeSvg = defineRoute("admin", {
+export const getActivationQrCodeSvg = defineRoute("admin", {
   method: "get",
   path: "/activation-qr-code/{id}/qr.svg",
   operationId: "getActivationQrCodeSvg",
@@ -133,19 +135,23 @@ export const getQrCodeSvg = defineRoute("admin", {
   },
 });
 
-export const createQrCode = shapes.creationRoute("admin", {
+export const createActivationQrCode = defineRoute("admin", {
+  method: "post",
   path: "/activation-qr-code",
   operationId: "createActivationQrCode",
   summary: "Make an activation QR code",
   description: "The code itself is made by the server: 80 random bits in Crockford base32.",
   tags,
-  input: schemas.QrCodeInput,
-  resource: schemas.QrCodeResource,
-  returns: "The new code",
-  location: "URL of the new code",
+  request: { body: jsonBody(schemas.QrCodeInput) },
+  responses: {
+    201: {
+      ...resourceContent(schemas.QrCodeResource, "The new code"),
+      headers: locationHeader("URL of the new code"),
+    },
+  },
 });
 
-export const createQrCodeBatch = defineRoute("admin", {
+export const createActivationQrCodeBatch = defineRoute("admin", {
   method: "post",
   path: "/activation-qr-code/batch",
   operationId: "createActivationQrCodeBatch",
@@ -163,13 +169,14 @@ export const createQrCodeBatch = defineRoute("admin", {
   },
 });
 
-export const setQrCodeEnabled = shapes.actionRoute("admin", {
+export const setActivationQrCodeEnabled = defineRoute("admin", {
+  method: "post",
   path: "/activation-qr-code/{id}/en-disable",
   operationId: "setActivationQrCodeEnabled",
   summary: "Enable or disable an activation QR code",
   description: "A disabled code cannot be redeemed (409 QR_CODE_DISABLED); activations made from it stay.",
   tags,
-  input: schemas.EnableInput,
-  resource: schemas.QrCodeResource,
-  returns: "The code",
+  request: { params: IdParam, body: jsonBody(schemas.EnableInput) },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(schemas.QrCodeResource, "The code") },
 });

@@ -1,8 +1,7 @@
 // The reader's views. Each answers with a fixed number of queries however many books there are:
 // one query joins book, the caller's activation and the newest version; a paged list adds one
 // for its total. The unsorted, unpaged forms the app asks for all the time are prepared.
-import { countUnderHandler, resourceHandlers } from "../../http/handler-shapes";
-import { respondResource } from "../../http/respond";
+import { listRequestOf, respondCount, respondList, respondResource } from "../../http/respond";
 import type { AppRouteHandler } from "../../http/types";
 import * as activations from "../../services/activations";
 import * as reader from "../../services/reader";
@@ -16,34 +15,41 @@ import {
   toMyBook,
 } from "./reader.schemas";
 
-const myBooks = resourceHandlers(MyBookList, toMyBook);
-const booksWithVersionAndActivation = resourceHandlers(
-  BookWithVersionAndActivationList,
-  toBookWithVersionAndActivation,
-);
-const bookActivations = resourceHandlers(ActivationList, toActivation);
-
-export const listMyBooks: AppRouteHandler<typeof routes.listMyBooks> = myBooks.listOfCaller(
-  reader.listMyBooks,
-);
+export const listMyBooks: AppRouteHandler<typeof routes.listMyBooks> = async (c) => {
+  const { userUuid } = c.get("principal");
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await reader.listMyBooks(c.get("deps").db, userUuid, window);
+  return respondList(c, MyBookList, rows.map(toMyBook), total, paging, 200);
+};
 
 export const listBooksWithVersionAndActivation: AppRouteHandler<
   typeof routes.listBooksWithVersionAndActivation
-> = booksWithVersionAndActivation.listOfCaller(reader.listBooksWithVersionAndActivation);
+> = async (c) => {
+  const { userUuid } = c.get("principal");
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await reader.listBooksWithVersionAndActivation(c.get("deps").db, userUuid, window);
+  const items = rows.map(toBookWithVersionAndActivation);
+  return respondList(c, BookWithVersionAndActivationList, items, total, paging, 200);
+};
 
 export const getBookWithVersionAndActivation: AppRouteHandler<
   typeof routes.getBookWithVersionAndActivation
 > = async (c) => {
-  const row = await reader.getBookWithVersionAndActivation(
-    c.get("deps").db,
-    c.get("principal").userUuid,
-    c.req.valid("param").id,
-  );
+  const { id } = c.req.valid("param");
+  const { userUuid } = c.get("principal");
+  const row = await reader.getBookWithVersionAndActivation(c.get("deps").db, userUuid, id);
   return respondResource(c, BookWithVersionAndActivationResource, toBookWithVersionAndActivation(row));
 };
 
-export const listActivationsOfBook: AppRouteHandler<typeof routes.listActivationsOfBook> =
-  bookActivations.listUnder("id", activations.listActivationsOfBook);
+export const listActivationsOfBook: AppRouteHandler<typeof routes.listActivationsOfBook> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { window, paging } = listRequestOf(c.req.valid("query"));
+  const { rows, total } = await activations.listActivationsOfBook(c.get("deps").db, id, window);
+  return respondList(c, ActivationList, rows.map(toActivation), total, paging, 200);
+};
 
-export const countActivationsOfBook: AppRouteHandler<typeof routes.countActivationsOfBook> =
-  countUnderHandler("id", activations.countActivationsOfBook);
+export const countActivationsOfBook: AppRouteHandler<typeof routes.countActivationsOfBook> = async (c) => {
+  const { id } = c.req.valid("param");
+  const count = await activations.countActivationsOfBook(c.get("deps").db, id);
+  return respondCount(c, count);
+};

@@ -1,5 +1,7 @@
+import { defineRoute } from "../../http/define-route";
 import { IdParam } from "../../http/openapi";
-import * as shapes from "../../http/route-shapes";
+import { resourceContent } from "../../http/respond";
+import { countRoute, listRoute } from "../../http/route-shapes";
 import { activationSortFields, myBookSortFields } from "../../repositories/activations";
 import { bookSortFields } from "../../repositories/books";
 import { ActivationList } from "../activations/activations.schemas";
@@ -7,7 +9,7 @@ import * as schemas from "./reader.schemas";
 
 const tags = ["Book"];
 
-export const listMyBooks = shapes.listRoute("user", {
+export const listMyBooks = listRoute("user", {
   path: "/book/my-books",
   operationId: "listMyBooks",
   summary: "The caller's books",
@@ -18,7 +20,7 @@ export const listMyBooks = shapes.listRoute("user", {
   returns: "The caller's books",
 });
 
-export const listBooksWithVersionAndActivation = shapes.listRoute("user", {
+export const listBooksWithVersionAndActivation = listRoute("user", {
   path: "/book/all-books-with-version-and-activation",
   operationId: "listBooksWithVersionAndActivation",
   summary: "Every book with its newest version and the caller's activation",
@@ -29,16 +31,18 @@ export const listBooksWithVersionAndActivation = shapes.listRoute("user", {
   returns: "Every book",
 });
 
-export const getBookWithVersionAndActivation = shapes.getRoute("user", {
+export const getBookWithVersionAndActivation = defineRoute("user", {
+  method: "get",
   path: "/book/{id}/with-version-and-activation",
   operationId: "getBookWithVersionAndActivation",
   summary: "A book with its newest version and the caller's activation",
   tags,
-  resource: schemas.BookWithVersionAndActivationResource,
-  returns: "The book",
+  request: { params: IdParam },
+  errors: ["NOT_FOUND"],
+  responses: { 200: resourceContent(schemas.BookWithVersionAndActivationResource, "The book") },
 });
 
-export const listActivationsOfBook = shapes.listRoute("admin", {
+export const listActivationsOfBook = listRoute("admin", {
   path: "/book/{id}/activations",
   operationId: "listActivationsOfBook",
   summary: "List the activations of a book",
@@ -50,7 +54,7 @@ export const listActivationsOfBook = shapes.listRoute("admin", {
   returns: "The book's activations",
 });
 
-export const countActivationsOfBook = shapes.countRoute("admin", {
+export const countActivationsOfBook = countRoute("admin", {
   path: "/book/{id}/activations/count",
   operationId: "countActivationsOfBook",
   summary: "Count the activations of a book",

@@ -22,7 +22,7 @@ async function probe(check: () => Promise<void>): Promise<"ok" | "unavailable"> 
   }
 }
 
-export const health: AppRouteHandler<typeof routes.health> = async (c) => {
+export const getHealth: AppRouteHandler<typeof routes.getHealth> = async (c) => {
   const deps = c.get("deps");
   const [database, store, storage] = await Promise.all([
     probe(() => deps.pingDatabase()),

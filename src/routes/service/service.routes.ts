@@ -3,7 +3,7 @@ import { jsonContent } from "../../http/openapi";
 import { headersOf } from "../../lib/problems";
 import { Health } from "./service.schemas";
 
-export const health = defineRoute("public", {
+export const getHealth = defineRoute("public", {
   method: "get",
   path: "/health",
   operationId: "getHealth",
