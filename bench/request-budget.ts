@@ -13,6 +13,7 @@ import { requireAccess } from "../src/http/access";
 import { handleError } from "../src/http/error-handler";
 import { methodNotAllowed } from "../src/http/method-not-allowed";
 import { IdParam } from "../src/http/openapi";
+import { OperationNames } from "../src/http/operation-names";
 import { requestFrame } from "../src/http/request-frame";
 import { listQuery } from "../src/http/sort-and-page";
 import type { AppBindings } from "../src/http/types";
@@ -104,7 +105,7 @@ function steps(kind: "book" | "mybooks"): Step[] {
   /** An OpenAPIHono route with zod's request validation and `layers` in front of it. */
   const layered = (layers: { frame?: true; allow?: true; access?: true; repository?: true }) => {
     const app = new OpenAPIHono<AppBindings>(noHook);
-    if (layers.frame) app.use(requestFrame(t.deps, services));
+    if (layers.frame) app.use(requestFrame(t.deps, services, new OperationNames(app.openAPIRegistry)));
     if (layers.allow) app.use(methodNotAllowed(app));
     const middleware: MiddlewareHandler<AppBindings>[] = layers.access ? [requireAccess("user")] : [];
     const route = createRoute({

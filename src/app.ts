@@ -4,6 +4,7 @@ import { getPath } from "hono/utils/url";
 import type { Deps } from "./deps";
 import { handleError } from "./http/error-handler";
 import { methodNotAllowed } from "./http/method-not-allowed";
+import { OperationNames } from "./http/operation-names";
 import { requestFrame } from "./http/request-frame";
 import type { AppBindings } from "./http/types";
 import { AppError, problemResponse } from "./lib/problems";
@@ -16,7 +17,9 @@ export function createApp(deps: Deps) {
   const app = new OpenAPIHono<AppBindings>({ getPath: routingPathOf });
   const services = createServices(deps);
 
-  app.use(requestFrame(deps, services));
+  // The frame comes first, to be outermost; the operations it names are read from the registry
+  // the routers below fill.
+  app.use(requestFrame(deps, services, new OperationNames(app.openAPIRegistry)));
   if (deps.config.corsOrigins.length > 0) {
     app.use(
       cors({

@@ -6,6 +6,7 @@ import type { Deps } from "../deps";
 import { PROBLEM_CONTENT_TYPE } from "../lib/problems";
 import { HAL_CONTENT_TYPE } from "./hal";
 import { JSON_CONTENT_TYPE } from "./openapi";
+import type { OperationNames } from "./operation-names";
 import type { AppBindings, AppVariables } from "./types";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
@@ -44,8 +45,15 @@ const CHARSET_LESS_JSON = new Map(
   [JSON_CONTENT_TYPE, HAL_CONTENT_TYPE, PROBLEM_CONTENT_TYPE].map((type) => [type, `${type}; charset=UTF-8`]),
 );
 
-/** Outermost middleware, so its headers and log line also cover onError, notFound and 405. */
-export function requestFrame(deps: Deps, services: AppVariables["services"]): MiddlewareHandler<AppBindings> {
+/**
+ * Outermost middleware, so its headers and log line also cover onError, notFound and 405. The
+ * log line names the operation the request reached (`operationId`, and its `route` template).
+ */
+export function requestFrame(
+  deps: Deps,
+  services: AppVariables["services"],
+  operations: OperationNames,
+): MiddlewareHandler<AppBindings> {
   const { logger } = deps;
   return async (c, next) => {
     const started = logger.enabled("info") ? performance.now() : 0;
@@ -66,11 +74,15 @@ export function requestFrame(deps: Deps, services: AppVariables["services"]): Mi
       for (const [name, value] of DOCUMENT_HEADERS) headers.set(name, value);
     }
     if (!logger.enabled("info")) return;
-    // The path only: query strings may carry codes or names.
+    // The path only: query strings may carry codes or names. No operation (a 404, a 405, an
+    // alias): no operationId and route (undefined fields are left out of the line).
+    const operation = operations.of(c);
     logger.info("request", {
       requestId,
       method: c.req.method,
       path: c.req.path,
+      operationId: operation?.operationId,
+      route: operation?.route,
       status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     });

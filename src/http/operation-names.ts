@@ -1,0 +1,60 @@
+// Which operation of the OpenAPI document a request reached, so that a log line names it as the
+// document, the SDKs and the route modules do (`getBook`), not only by the path it was sent to.
+import type { Context } from "hono";
+import { matchedRoutes } from "hono/route";
+
+/** An operation as the log names it: its operationId and the document's path template. */
+export interface OperationName {
+  operationId: string;
+  /** e.g. `/book/{id}` */
+  route: string;
+}
+
+/** What the app's OpenAPI registry holds (@asteasolutions/zod-to-openapi's definitions). */
+interface Registry {
+  definitions: ReadonlyArray<
+    { type: string } & { route?: { method: string; path: string; operationId?: string } }
+  >;
+}
+
+/**
+ * The operations of an app by the key hono routes them under (`GET /book/:id`), read from its
+ * OpenAPI registry, so the name is the document's operationId whatever the route module calls
+ * its export. Read when first asked and again when routes were added since (tests add some).
+ */
+export class OperationNames {
+  private byRoute = new Map<string, OperationName>();
+  private builtFor = -1;
+
+  constructor(private readonly registry: Registry) {}
+
+  /**
+   * The operation whose handler (or whose access check or validator) answered `c`; undefined
+   * for a request no operation took: a 404, a 405, an alias such as `/openapi.json`. Asked after
+   * the request ran, when `routeIndex` is the matched entry that ran last: a middleware of the
+   * app ("*") when nothing matched, else the operation's own handler chain.
+   */
+  of(c: Context): OperationName | undefined {
+    const ran = matchedRoutes(c)[c.req.routeIndex];
+    if (ran === undefined) return undefined;
+    return this.index().get(`${ran.method} ${ran.path}`);
+  }
+
+  private index(): Map<string, OperationName> {
+    const { definitions } = this.registry;
+    if (definitions.length !== this.builtFor) {
+      this.byRoute = new Map();
+      for (const { route } of definitions) {
+        if (route?.operationId === undefined) continue;
+        // How @hono/zod-openapi registers a route with hono: `{id}` becomes `:id`.
+        const honoPath = route.path.replaceAll(/\/{(.+?)}/g, "/:$1");
+        this.byRoute.set(`${route.method.toUpperCase()} ${honoPath}`, {
+          operationId: route.operationId,
+          route: route.path,
+        });
+      }
+      this.builtFor = definitions.length;
+    }
+    return this.byRoute;
+  }
+}
