@@ -47,7 +47,7 @@ export class OperationNames {
       for (const { route } of definitions) {
         if (route?.operationId === undefined) continue;
         // How @hono/zod-openapi registers a route with hono: `{id}` becomes `:id`.
-        const honoPath = route.path.replaceAll(/\/{(.+?)}/g, "/:$1");
+        const honoPath = route.path.replaceAll(/\/\{([^{}/]+)\}/g, "/:$1");
         this.byRoute.set(`${route.method.toUpperCase()} ${honoPath}`, {
           operationId: route.operationId,
           route: route.path,
