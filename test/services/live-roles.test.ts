@@ -35,7 +35,7 @@ describe("live roles and account state, two instances on one database", () => {
   beforeAll(async () => {
     t = await createTestApp({
       store: (deps) => {
-        store = new FlakyStore(deps.db, deps.clock);
+        store = new FlakyStore(deps.db, deps.clock, deps.config.passwordHashCost);
         return store;
       },
     });
@@ -129,7 +129,7 @@ describe("live roles and account state, two instances on one database", () => {
     const { storeUser } = t.deps.db.tables;
     await t.deps.db.orm
       .update(storeUser)
-      .set({ userPass: await hashPassword("a brand new password") })
+      .set({ userPass: await hashPassword("a brand new password", t.config.passwordHashCost) })
       .where(eq(storeUser.userEmail, user.email));
     t.clock.advance(MINUTE);
     const response = await onOther("/book", bearer(token));
