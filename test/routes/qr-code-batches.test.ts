@@ -10,6 +10,7 @@ import { planSheet, type SheetLayout } from "../../src/print/sheet-layout";
 import { QrCodeBatch } from "../../src/routes/qr-code-batches/qr-code-batches.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
 import { requireTool } from "../helpers/requires";
+import { bodyAs, expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 const QrCodes = z.array(ActivationQrCode);
@@ -150,12 +151,12 @@ describe("QR code batches (print runs)", () => {
   const makeBatch = async (json: Record<string, unknown>) => {
     const response = await t.call("POST", "/activation-qr-code/batch", { token: admin.token, json });
     expect(response.status).toBe(201);
-    return QrCodes.parse(await bodyOf(response));
+    return await bodyAs(response, QrCodes);
   };
   const getBatch = async (id: number) => {
     const response = await t.call("GET", `/activation-qr-code/batch/${id}`, { token: admin.token });
     expect(response.status).toBe(200);
-    return QrCodeBatch.parse(await bodyOf(response));
+    return await bodyAs(response, QrCodeBatch);
   };
   const redeem = async (code: string) => {
     const reader = await t.user();
@@ -189,9 +190,9 @@ describe("QR code batches (print runs)", () => {
     });
     // A single code is not in any batch.
     const single = await t.call("POST", "/activation-qr-code", { token: admin.token, json: { bookId } });
-    expect(ActivationQrCode.parse(await bodyOf(single)).batchId).toBeNull();
+    expect((await bodyAs(single, ActivationQrCode)).batchId).toBeNull();
     const fetched = await t.call("GET", `/activation-qr-code/${codes[0]!.id}`, { token: admin.token });
-    expect(ActivationQrCode.parse(await bodyOf(fetched)).batchId).toBe(batchId);
+    expect((await bodyAs(fetched, ActivationQrCode)).batchId).toBe(batchId);
   });
 
   test("counts follow redemptions and disabled codes", async () => {
@@ -221,7 +222,7 @@ describe("QR code batches (print runs)", () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("x-total-count")).toBe("3");
-    const list = Batches.parse(await bodyOf(response));
+    const list = await bodyAs(response, Batches);
     expect(list.map((batch) => [batch.id, batch.codes, batch.label])).toEqual([
       [ids[0]!, 1, "Run 1"],
       [ids[1]!, 2, "Run 2"],
@@ -230,7 +231,7 @@ describe("QR code batches (print runs)", () => {
     const sorted = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches?sort=createdAt,desc`, {
       token: admin.token,
     });
-    expect(Batches.parse(await bodyOf(sorted)).map((batch) => batch.id)).toEqual([...ids].reverse());
+    expect((await bodyAs(sorted, Batches)).map((batch) => batch.id)).toEqual([...ids].reverse());
     const paged = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches?page=1&size=2`, {
       token: admin.token,
       headers: { Accept: "application/hal+json" },
@@ -269,9 +270,9 @@ describe("QR code batches (print runs)", () => {
     const codes = await makeBatch({ bookId, quantity: 1 });
     const batchId = codes[0]!.batchId!;
     const batch = await t.call("GET", `/activation-qr-code/batch/${batchId}`, { token: admin.token });
-    expect(QrCodeBatch.parse(await bodyOf(batch)).id).toBe(batchId);
+    expect((await bodyAs(batch, QrCodeBatch)).id).toBe(batchId);
     const code = await t.call("GET", `/activation-qr-code/${codes[0]!.id}`, { token: admin.token });
-    expect(ActivationQrCode.parse(await bodyOf(code)).code).toBe(codes[0]!.code);
+    expect((await bodyAs(code, ActivationQrCode)).code).toBe(codes[0]!.code);
     const put = await t.call("PUT", `/activation-qr-code/batch/${batchId}`, { token: admin.token, json: {} });
     expect(put.status).toBe(405);
     expect(put.headers.get("allow")).toContain("GET");
@@ -287,7 +288,7 @@ describe("QR code batches (print runs)", () => {
       json: { enabled: false },
     });
     expect(off.status).toBe(200);
-    expect(QrCodeBatch.parse(await bodyOf(off))).toMatchObject({ id: batchId, codes: 30, disabled: 30 });
+    expect(await bodyAs(off, QrCodeBatch)).toMatchObject({ id: batchId, codes: 30, disabled: 30 });
     const listed = QrCodes.parse(
       await bodyOf(await t.call("GET", `/activation-qr-code/ofbook/${bookId}`, { token: admin.token })),
     );
@@ -297,14 +298,13 @@ describe("QR code batches (print runs)", () => {
     }
     for (const qr of others) expect(byId.get(qr.id)!.enabled).toBe(true);
     const refused = await redeem(codes[7]!.code);
-    expect(refused.status).toBe(409);
-    expect((await bodyOf(refused)).code).toBe("QR_CODE_DISABLED");
+    await expectProblem(refused, 409, "QR_CODE_DISABLED");
 
     const on = await t.call("POST", `/activation-qr-code/batch/${batchId}/en-disable`, {
       token: admin.token,
       json: { enabled: true },
     });
-    expect(QrCodeBatch.parse(await bodyOf(on)).disabled).toBe(0);
+    expect((await bodyAs(on, QrCodeBatch)).disabled).toBe(0);
     expect((await redeem(codes[7]!.code)).status).toBe(201);
 
     for (const [path, json, status] of [
@@ -417,7 +417,7 @@ describe("QR code batches (print runs)", () => {
           token: otherAdmin.token,
           json: { bookId: book.id, quantity: 7 },
         });
-        const codes = QrCodes.parse(await bodyOf(created));
+        const codes = await bodyAs(created, QrCodes);
         const layout = { paper: "Letter", columns: 3, rows: 2, symbolMm: 40 } as const;
         const response = await other.call(
           "GET",
