@@ -2,13 +2,10 @@
 // redemption, and the printable PDF read back by real outside tools — poppler's pdftoppm,
 // pdfinfo, pdfimages and pdftotext (poppler-utils) and zbarimg (zbar-tools).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { z } from "zod";
-import { planSheet, type SheetLayout } from "../../src/print/sheet-layout";
 import { QrCodeBatch } from "../../src/routes/qr-code-batches/qr-code-batches.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
+import { readSheet } from "../helpers/oracles";
 import { requireTool } from "../helpers/requires";
 import { bodyAs, expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
@@ -20,110 +17,6 @@ const readsPdf = [
   requireTool(["pdftoppm", "pdfinfo", "pdfimages", "pdftotext"], "poppler-utils"),
   requireTool("zbarimg", "zbar-tools"),
 ].every(Boolean);
-
-function run(command: string[]): string {
-  const result = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) {
-    throw new Error(`${command[0]} failed (${result.exitCode}): ${result.stderr.toString().slice(0, 500)}`);
-  }
-  return result.stdout.toString();
-}
-
-/** A binary greyscale PGM (P5), as `pdftoppm -gray` writes it. */
-interface Pgm {
-  width: number;
-  height: number;
-  pixels: Uint8Array;
-}
-
-function readPgm(file: string): Pgm {
-  const bytes = readFileSync(file);
-  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(bytes.subarray(0, 64).toString("latin1"));
-  if (!header) throw new Error(`${file} is not an 8-bit P5 PGM`);
-  const [, width, height] = header.map(Number) as [number, number, number];
-  return { width, height, pixels: bytes.subarray(header[0].length) };
-}
-
-function writePgm(file: string, image: Pgm): void {
-  writeFileSync(
-    file,
-    Buffer.concat([Buffer.from(`P5\n${image.width} ${image.height}\n255\n`), image.pixels]),
-  );
-}
-
-function crop(image: Pgm, x: number, y: number, width: number, height: number): Pgm {
-  const pixels = new Uint8Array(width * height);
-  for (let row = 0; row < height; row++) {
-    const start = (y + row) * image.width + x;
-    pixels.set(image.pixels.subarray(start, start + width), row * width);
-  }
-  return { width, height, pixels };
-}
-
-interface ReadSheet {
-  pages: number;
-  pageSize: string;
-  /** What zbarimg reads in each cell, cell by cell in print order (empty cells left out). */
-  cells: string[];
-  /** What zbarimg reads on whole pages. */
-  wholePages: string[];
-  text: string;
-  images: string;
-}
-
-/**
- * Reads a sheet back as a printer would see it: each page rasterised at 200 dpi, every cell of
- * the grid cut out and decoded by zbarimg. zbar is given cells rather than whole pages because
- * its QR finder mixes up finder patterns that line up across neighbouring symbols of a regular
- * grid and then misses some of them (a whole page is decoded too, to show it reads nothing else).
- */
-function readSheet(pdf: Uint8Array, layout: SheetLayout, codes: number): ReadSheet {
-  const dir = mkdtempSync(join(tmpdir(), "bookdist-sheet-"));
-  try {
-    const file = join(dir, "sheet.pdf");
-    writeFileSync(file, pdf);
-    const info = run(["pdfinfo", file]);
-    const dpi = 200;
-    run(["pdftoppm", "-r", String(dpi), "-gray", file, join(dir, "page")]);
-    const pageFiles = readdirSync(dir)
-      .filter((name) => name.startsWith("page") && name.endsWith(".pgm"))
-      .sort();
-    const geometry = planSheet(layout);
-    const px = (points: number) => Math.round((points * dpi) / 72);
-    const cellFiles: string[] = [];
-    pageFiles.forEach((pageFile, pageIndex) => {
-      const page = readPgm(join(dir, pageFile));
-      for (let cell = 0; cell < geometry.perPage; cell++) {
-        if (pageIndex * geometry.perPage + cell >= codes) break;
-        const column = cell % layout.columns;
-        const row = Math.floor(cell / layout.columns);
-        const x = px(geometry.margin + column * geometry.cellWidth);
-        const y = px(geometry.margin + row * geometry.cellHeight);
-        const name = join(
-          dir,
-          `cell-${String(pageIndex).padStart(4, "0")}-${String(cell).padStart(3, "0")}.pgm`,
-        );
-        writePgm(name, crop(page, x, y, px(geometry.cellWidth), px(geometry.cellHeight)));
-        cellFiles.push(name);
-      }
-    });
-    const decode = (files: string[]) => {
-      if (files.length === 0) return [];
-      const result = Bun.spawnSync(["zbarimg", "-q", "--raw", ...files], { stdout: "pipe", stderr: "pipe" });
-      return result.stdout.toString().split("\n").filter(Boolean);
-    };
-    return {
-      pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]),
-      pageSize: /^Page size:\s+(.*)$/m.exec(info)?.[1] ?? "",
-      cells: decode(cellFiles),
-      wholePages: decode(pageFiles.map((name) => join(dir, name))),
-      text: run(["pdftotext", "-layout", file, "-"]),
-      images: run(["pdfimages", "-list", file]),
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** RFC 4180 rows of a CSV without quoted line breaks (enough for the export). */
 function parseCsv(text: string): string[][] {

@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { inflateSync } from "node:zlib";
 import { type SQL, sql } from "drizzle-orm";
 import QRCode from "qrcode";
 import { z } from "zod";
 import { ActivationQrCode, NullActivations } from "../../src/routes/qr-codes/qr-codes.schemas";
 import { isCanonicalActivationCode } from "../../src/services/activation-code";
 import { testDialect } from "../helpers/databases";
+import { decodeQr, pngPixels, pngSize, renderSvg } from "../helpers/oracles";
 import { requireTool } from "../helpers/requires";
 import { bodyAs, expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
@@ -17,95 +14,6 @@ const QrCodes = z.array(ActivationQrCode);
 // The symbols are read back by real outside tools; only the tests that do so need them.
 const hasZbar = requireTool("zbarimg", "zbar-tools");
 const hasChromium = requireTool("chromium", "chromium");
-
-/**
- * Reads the symbol back with a real decoder: zbarimg from Debian's zbar-tools
- * (`apt-get install -y zbar-tools`).
- */
-function decodeQr(png: Uint8Array): string {
-  const dir = mkdtempSync(join(tmpdir(), "bookdist-qr-"));
-  try {
-    const file = join(dir, "symbol.png");
-    writeFileSync(file, png);
-    const result = Bun.spawnSync(["zbarimg", "--raw", "-q", file], { stdout: "pipe", stderr: "pipe" });
-    if (result.exitCode !== 0) throw new Error(`zbarimg found no symbol (exit ${result.exitCode})`);
-    return result.stdout.toString().trim();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Rasterises an SVG document the way a browser shows it: headless Chromium (Debian's chromium)
- * screenshots it at `width` × `height` CSS pixels, scale factor 1.
- */
-function renderSvg(svg: string, width: number, height: number): Uint8Array {
-  const dir = mkdtempSync(join(tmpdir(), "bookdist-svg-"));
-  try {
-    writeFileSync(join(dir, "symbol.svg"), svg);
-    const result = Bun.spawnSync(
-      [
-        "chromium",
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--hide-scrollbars",
-        "--force-device-scale-factor=1",
-        `--user-data-dir=${join(dir, "profile")}`,
-        `--window-size=${width},${height}`,
-        `--screenshot=${join(dir, "symbol.png")}`,
-        `file://${join(dir, "symbol.svg")}`,
-      ],
-      { stdout: "pipe", stderr: "pipe", timeout: 60_000 },
-    );
-    if (result.exitCode !== 0) throw new Error(`chromium could not render the SVG (exit ${result.exitCode})`);
-    return new Uint8Array(readFileSync(join(dir, "symbol.png")));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** The dark/light pixels of an 8-bit grey, RGB or RGBA PNG (enough for what qrcode writes). */
-function pngPixels(png: Uint8Array): { width: number; height: number; dark(x: number, y: number): boolean } {
-  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  const { width, height } = pngSize(png);
-  const channels = { 0: 1, 2: 3, 6: 4 }[png[25]!]!;
-  expect(png[24]).toBe(8);
-  const idat: Uint8Array[] = [];
-  for (let offset = 8; offset < png.length; ) {
-    const length = view.getUint32(offset);
-    const type = new TextDecoder().decode(png.slice(offset + 4, offset + 8));
-    if (type === "IDAT") idat.push(png.slice(offset + 8, offset + 8 + length));
-    offset += 12 + length;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  const pixels = new Uint8Array(stride * height);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)]!;
-    for (let i = 0; i < stride; i++) {
-      const x = raw[y * (stride + 1) + 1 + i]!;
-      const a = i >= channels ? pixels[y * stride + i - channels]! : 0;
-      const b = y > 0 ? pixels[(y - 1) * stride + i]! : 0;
-      const c = i >= channels && y > 0 ? pixels[(y - 1) * stride + i - channels]! : 0;
-      const paeth = () => {
-        const p = a + b - c;
-        const [pa, pb, pc] = [Math.abs(p - a), Math.abs(p - b), Math.abs(p - c)];
-        return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      };
-      const predictor = [0, a, b, (a + b) >> 1, filter === 4 ? paeth() : 0][filter]!;
-      pixels[y * stride + i] = (x + predictor) & 0xff;
-    }
-  }
-  return { width, height, dark: (x, y) => pixels[y * stride + x * channels]! < 128 };
-}
-
-/** Width and height from the PNG's IHDR chunk. */
-function pngSize(png: Uint8Array): { width: number; height: number } {
-  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  expect([...png.slice(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return { width: view.getUint32(16), height: view.getUint32(20) };
-}
 
 describe("activation QR codes", () => {
   let t: TestApp;
