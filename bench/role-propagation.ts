@@ -9,7 +9,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { hashPassword } from "../src/auth/passwords";
+import { hashPassword, PASSWORD_HASH_COST } from "../src/auth/passwords";
 import { adminCli, fmt, freePort, json, startBookdist, tempDir } from "./lib";
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -73,7 +73,7 @@ try {
   await adminCli(["grant", rekeyed], { ...process.env, DATA_DIR: dataDir, ...env });
   await db`UPDATE store_usermeta SET meta_value = ${'a:1:{s:13:"administrator";b:1;}'}
            WHERE user_id = ${await storeUserId(shopAdmin)} AND meta_key = 'wp_capabilities'`;
-  const newHash = await hashPassword("another bench password");
+  const newHash = await hashPassword("another bench password", PASSWORD_HASH_COST);
 
   // Sessions opened now and used on the second instance at once: each change below lands right
   // after a check, the worst case for the shop-side ones.

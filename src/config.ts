@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import { Cron } from "croner";
 import { z } from "zod";
+import { PASSWORD_HASH_COST } from "./auth/passwords";
 import { type AddressRange, parseAddressRange } from "./lib/ip-address";
 import type { LogLevel } from "./lib/logger";
 import { trimEndChars } from "./lib/trim";
@@ -210,6 +211,11 @@ export interface Config {
   /** Unset means: use the secret generated once and kept in DATA_DIR (see auth/jwt-secret.ts). */
   jwtSecret: string | undefined;
   jwtIssuer: string;
+  /**
+   * bcrypt cost of the password hashes the stores write: always PASSWORD_HASH_COST here, with no
+   * variable to lower it, so no deployment can weaken it. The in-process test app sets 4.
+   */
+  passwordHashCost: number;
   sessionTtlMs: number;
   sessionIdleTimeoutMs: number;
   sessionCleanupCron: string;
@@ -259,6 +265,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       storeUuidMetaKey: e.STORE_UUID_META_KEY,
       jwtSecret: e.JWT_SECRET,
       jwtIssuer: e.JWT_ISSUER,
+      passwordHashCost: PASSWORD_HASH_COST,
       sessionTtlMs: e.SESSION_TTL,
       sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT,
       sessionCleanupCron: e.SESSION_CLEANUP_CRON,

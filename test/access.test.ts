@@ -2,6 +2,7 @@
 // caller without credentials (401) and a caller below its level (403).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fixtureBytes } from "./helpers/android-tools";
+import { expectProblem } from "./helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "./helpers/test-app";
 import { multipartFile } from "./helpers/zip";
 
@@ -105,8 +106,7 @@ describe("access levels", () => {
   );
   test.each(belowLevel)("$method $path ($level) → 403 for a plain user", async (op) => {
     const response = await t.call(op.method, urlOf(op.path), { token: reader.token });
-    expect(response.status).toBe(403);
-    expect((await bodyOf(response)).code).toBe("FORBIDDEN");
+    await expectProblem(response, 403, "FORBIDDEN");
   });
 
   test("owner by record: another user's activation → 403 for a plain user; its owner and admins read it", async () => {
@@ -119,8 +119,7 @@ describe("access levels", () => {
     expect(created.status).toBe(201);
     const url = `/activation/${(await bodyOf(created)).id}`;
     const refused = await t.call("GET", url, { token: reader.token });
-    expect(refused.status).toBe(403);
-    expect((await bodyOf(refused)).code).toBe("FORBIDDEN");
+    await expectProblem(refused, 403, "FORBIDDEN");
     expect((await t.call("GET", url, { token: owner.token })).status).toBe(200);
     expect((await t.call("GET", url, { token: admin.token })).status).toBe(200);
   });

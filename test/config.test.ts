@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { PASSWORD_HASH_COST } from "../src/auth/passwords";
 import { parseConfig } from "../src/config";
 import { startRealServer } from "./helpers/real-server";
 
@@ -22,6 +23,13 @@ describe("configuration", () => {
     expect(c.throttle).toBe(true);
     expect(c.jwtSecret).toBeUndefined();
     expect(c.shutdownGraceMs).toBe(30_000);
+  });
+
+  test("the password hash cost is production's, whatever the environment says", () => {
+    const result = parseConfig({ DATA_DIR: "/srv/bookdist", PASSWORD_HASH_COST: "4", BCRYPT_COST: "4" });
+    if (!result.ok) throw new Error(result.problems.join());
+    expect(result.config.passwordHashCost).toBe(PASSWORD_HASH_COST);
+    expect(PASSWORD_HASH_COST).toBe(10);
   });
 
   test("values are parsed: durations, sizes, lists", () => {

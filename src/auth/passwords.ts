@@ -36,10 +36,17 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * The bcrypt cost of every hash bookdist writes, as WordPress writes them. config.ts always sets
+ * it (no variable lowers it); only the in-process test app builds a Config with a cheaper one.
+ */
+export const PASSWORD_HASH_COST = 10;
+
+/** A $wp$ bcrypt hash of `password` at `cost` (config.passwordHashCost). */
+export async function hashPassword(password: string, cost: number): Promise<string> {
   const bcrypt = await Bun.password.hash(wpHmac(Buffer.from(wordpressSlash(password))), {
     algorithm: "bcrypt",
-    cost: 10,
+    cost,
   });
   // Same algorithm, but PHP only recognises $2y$ as its bcrypt and WordPress would rehash anything else.
   return `$wp${bcrypt.replace(/^\$2b\$/, "$2y$")}`;

@@ -57,6 +57,8 @@ export class EmbeddedStore implements StoreDirectory {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** bcrypt cost of the hashes registration writes (config.passwordHashCost). */
+    private readonly passwordHashCost: number,
   ) {
     this.dummyHash = new DummyHash(
       () => hashSchemesOf(this.db),
@@ -78,7 +80,7 @@ export class EmbeddedStore implements StoreDirectory {
 
   async register(customer: NewCustomer): Promise<StoreUser> {
     // Hash before the transaction: on SQLite a transaction must do database work only.
-    const passwordHash = await hashPassword(customer.password);
+    const passwordHash = await hashPassword(customer.password, this.passwordHashCost);
     const uuid = crypto.randomUUID();
     const id = await withTransaction(this.db, (tx) =>
       this.insertCustomer(tx, customer, passwordHash, uuid),

@@ -8,7 +8,7 @@ import { EmbeddedStore } from "./embedded";
 export async function openStore(config: Config, db: Database, clock: Clock): Promise<StoreDirectory> {
   switch (config.storeDriver) {
     case "embedded":
-      return new EmbeddedStore(db, clock);
+      return new EmbeddedStore(db, clock, config.passwordHashCost);
     case "wordpress": {
       if (!config.storeDatabaseUrl)
         throw new Error("STORE_DATABASE_URL is required when STORE_DRIVER=wordpress");
@@ -20,6 +20,7 @@ export async function openStore(config: Config, db: Database, clock: Clock): Pro
         uuidMetaKey: config.storeUuidMetaKey,
         db,
         clock,
+        passwordHashCost: config.passwordHashCost,
       });
     }
   }

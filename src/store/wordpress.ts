@@ -38,6 +38,8 @@ export interface WordPressStoreOptions {
   /** The service's own database, which holds store_user_link (uuid → wp_users.ID). */
   db: Database;
   clock: Clock;
+  /** bcrypt cost of the hashes registration writes (config.passwordHashCost). */
+  passwordHashCost: number;
 }
 
 const CONNECT_TIMEOUT_MS = 5000;
@@ -184,6 +186,7 @@ export class WordPressStore implements StoreDirectory {
   private readonly database: string;
   private readonly db: Database;
   private readonly clock: Clock;
+  private readonly passwordHashCost: number;
   /** What a failed check costs: the dearest scheme the shop's users have (dummy-hash.ts). */
   private readonly dummyHash: DummyHash;
   private closed = false;
@@ -206,6 +209,7 @@ export class WordPressStore implements StoreDirectory {
     this.database = decodeURIComponent(new URL(options.url).pathname.replace(/^\//, ""));
     this.db = options.db;
     this.clock = options.clock;
+    this.passwordHashCost = options.passwordHashCost;
     this.dummyHash = new DummyHash(
       () => this.hashSchemes(),
       () => this.clock.now().getTime(),
@@ -248,7 +252,7 @@ export class WordPressStore implements StoreDirectory {
 
   async register(customer: NewCustomer): Promise<StoreUser> {
     // Hashing first keeps the lock (and the transaction) as short as the SQL itself.
-    const passwordHash = await hashPassword(customer.password);
+    const passwordHash = await hashPassword(customer.password, this.passwordHashCost);
     const email = customer.email.trim();
     // One registration of the shop at a time: both the e-mail check and the choice of a free login
     // and nicename read what a concurrent registration is about to insert (john@a.com and

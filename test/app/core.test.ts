@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { toAppError } from "../../src/http/error-handler";
 import { DOCUMENT_HEADERS, SECURITY_HEADERS } from "../../src/http/request-frame";
 import { createLogger } from "../../src/lib/logger";
+import { expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 describe("HTTP core", () => {
@@ -94,29 +95,24 @@ describe("HTTP core", () => {
       headers: { "Content-Type": "application/json" },
       body: "{not json",
     });
-    expect(malformed.status).toBe(400);
-    expect((await bodyOf(malformed)).code).toBe("INVALID_DEFINITION");
+    await expectProblem(malformed, 400, "INVALID_DEFINITION");
     for (const json of [[1, 2], "title", null]) {
       const response = await t.call("POST", "/book", { token: admin.token, json });
-      expect(response.status).toBe(400);
-      expect((await bodyOf(response)).code).toBe("INVALID_DEFINITION");
+      await expectProblem(response, 400, "INVALID_DEFINITION");
     }
   });
 
   test("validation failures list their fields", async () => {
     const response = await t.call("POST", "/book", { token: admin.token, json: { title: "", isbn: "123" } });
-    expect(response.status).toBe(400);
-    const body = await bodyOf(response);
-    expect(body.code).toBe("VALIDATION_FAILED");
-    expect(body.errors.map((e: { path: string }) => e.path).sort()).toEqual(["isbn", "title"]);
+    const body = await expectProblem(response, 400, "VALIDATION_FAILED");
+    expect(body.errors!.map((e: { path: string }) => e.path).sort()).toEqual(["isbn", "title"]);
   });
 
   test("a JSON body without Content-Type is not taken as valid", async () => {
     const body = new TextEncoder().encode(JSON.stringify({ title: "x" }));
     const response = await t.call("POST", "/book", { token: admin.token, body });
     // Bun labels a byte body application/octet-stream: not JSON, so 415 rather than a guess.
-    expect(response.status).toBe(415);
-    expect((await bodyOf(response)).code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    await expectProblem(response, 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
   test("a wrong Content-Type is 415", async () => {
@@ -125,8 +121,7 @@ describe("HTTP core", () => {
       headers: { "Content-Type": "text/plain" },
       body: "title=x",
     });
-    expect(response.status).toBe(415);
-    expect((await bodyOf(response)).code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    await expectProblem(response, 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
   test("a JSON body over the limit is 413", async () => {
@@ -134,8 +129,7 @@ describe("HTTP core", () => {
       token: admin.token,
       json: { title: "big", description: "x".repeat(2 * 1024 * 1024) },
     });
-    expect(response.status).toBe(413);
-    expect((await bodyOf(response)).code).toBe("PAYLOAD_TOO_LARGE");
+    await expectProblem(response, 413, "PAYLOAD_TOO_LARGE");
   });
 
   test("the body limit holds for every route but the three uploads, whatever the Content-Type", async () => {
@@ -147,8 +141,7 @@ describe("HTTP core", () => {
       headers: multipart,
       body: big,
     });
-    expect(logout.status).toBe(413);
-    expect((await bodyOf(logout)).code).toBe("PAYLOAD_TOO_LARGE");
+    await expectProblem(logout, 413, "PAYLOAD_TOO_LARGE");
     const book = await t.call("POST", "/book", { token: admin.token, headers: multipart, body: big });
     expect(book.status).toBe(413);
 

@@ -14,6 +14,11 @@ import { EmbeddedStore } from "../../src/store/embedded";
 import { createTestDatabase, type TestDatabase } from "./databases";
 
 export const ADMIN_EMAIL = "admin@example.com";
+/**
+ * bcrypt's lowest cost, for the hashes the test app's registrations write: each costs ~1 ms
+ * instead of ~50. A test whose point is what a production hash costs passes PASSWORD_HASH_COST.
+ */
+export const TEST_PASSWORD_HASH_COST = 4;
 export const TEST_PASSWORD = "correct horse battery staple";
 
 export interface TestApp {
@@ -50,6 +55,8 @@ export async function createTestApp(
     onQuery?: (query: string) => void;
     /** Default: silent. A test that asserts on log lines passes its own. */
     logger?: Logger;
+    /** Default: TEST_PASSWORD_HASH_COST. config.ts always sets the production cost. */
+    passwordHashCost?: number;
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "bookdist-data-"));
@@ -59,7 +66,10 @@ export async function createTestApp(
     ...options.env,
   });
   if (!parsed.ok) throw new Error(parsed.problems.join("\n"));
-  const config = parsed.config;
+  const config: Config = {
+    ...parsed.config,
+    passwordHashCost: options.passwordHashCost ?? TEST_PASSWORD_HASH_COST,
+  };
   const database = await createTestDatabase({ onQuery: options.onQuery });
   const clock = fixedClock("2026-11-21T10:00:00.000Z");
   const blobs = new BlobStore(join(dataDir, "blobs"));
@@ -75,7 +85,9 @@ export async function createTestApp(
   };
   const deps: Deps = {
     ...base,
-    store: options.store ? await options.store(base) : new EmbeddedStore(base.db, clock),
+    store: options.store
+      ? await options.store(base)
+      : new EmbeddedStore(base.db, clock, config.passwordHashCost),
   };
   const app = createApp(deps);
   let userCount = 0;

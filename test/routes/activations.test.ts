@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
+import type { ErrorCode } from "../../src/lib/problems";
 import { Activation } from "../../src/routes/activations/activations.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
+import { bodyAs, expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 const Activations = z.array(Activation);
@@ -15,7 +17,7 @@ async function setUp(t: TestApp) {
   const makeCode = async (json: Record<string, unknown>) => {
     const response = await t.call("POST", "/activation-qr-code", { token: admin.token, json });
     expect(response.status).toBe(201);
-    return ActivationQrCode.parse(await bodyOf(response));
+    return await bodyAs(response, ActivationQrCode);
   };
   const qrCode = async (id: number) =>
     ActivationQrCode.parse(
@@ -46,7 +48,7 @@ describe("activations (admin CRUD, owner reads)", () => {
   const create = async (json: Record<string, unknown>) => {
     const response = await t.call("POST", "/activation", { token: admin.token, json });
     expect(response.status).toBe(201);
-    const activation = Activation.parse(await bodyOf(response));
+    const activation = await bodyAs(response, Activation);
     expect(response.headers.get("location")).toBe(`/activation/${activation.id}`);
     return activation;
   };
@@ -63,8 +65,7 @@ describe("activations (admin CRUD, owner reads)", () => {
       token: admin.token,
       json: { bookId: bookA, userUuid: reader.uuid },
     });
-    expect(duplicate.status).toBe(409);
-    expect((await bodyOf(duplicate)).code).toBe("CONFLICT");
+    await expectProblem(duplicate, 409, "CONFLICT");
   });
 
   test("bad input: unknown book, not a uuid, missing fields → 400 naming the field", async () => {
@@ -76,19 +77,15 @@ describe("activations (admin CRUD, owner reads)", () => {
     ];
     for (const [json, field] of cases) {
       const response = await t.call("POST", "/activation", { token: admin.token, json });
-      expect(response.status).toBe(400);
-      const body = await bodyOf(response);
-      expect(body.code).toBe("VALIDATION_FAILED");
-      expect(body.errors.map((e: { path: string }) => e.path)).toContain(field);
+      const body = await expectProblem(response, 400, "VALIDATION_FAILED");
+      expect(body.errors!.map((e: { path: string }) => e.path)).toContain(field);
     }
   });
 
   test("a userUuid no store user has → 400 VALIDATION_FAILED naming userUuid, on create and update", async () => {
     const stranger = crypto.randomUUID();
     const expectUnknownUser = async (response: Response) => {
-      expect(response.status).toBe(400);
-      const body = await bodyOf(response);
-      expect(body.code).toBe("VALIDATION_FAILED");
+      const body = await expectProblem(response, 400, "VALIDATION_FAILED");
       expect(body.errors).toEqual([{ path: "userUuid", message: expect.any(String) }]);
     };
     await expectUnknownUser(
@@ -117,7 +114,7 @@ describe("activations (admin CRUD, owner reads)", () => {
     );
     expect(list).toEqual([]);
     const kept = await t.call("GET", `/activation/${existing.id}`, { token: admin.token });
-    expect(Activation.parse(await bodyOf(kept))).toEqual(existing);
+    expect(await bodyAs(kept, Activation)).toEqual(existing);
     await t.call("DELETE", `/activation/${existing.id}`, { token: admin.token });
   });
 
@@ -126,14 +123,12 @@ describe("activations (admin CRUD, owner reads)", () => {
     for (const caller of [reader, admin]) {
       const response = await t.call("GET", `/activation/${activation.id}`, { token: caller.token });
       expect(response.status).toBe(200);
-      expect(Activation.parse(await bodyOf(response))).toEqual(activation);
+      expect(await bodyAs(response, Activation)).toEqual(activation);
     }
     const foreign = await t.call("GET", `/activation/${activation.id}`, { token: other.token });
-    expect(foreign.status).toBe(403);
-    expect((await bodyOf(foreign)).code).toBe("FORBIDDEN");
+    await expectProblem(foreign, 403, "FORBIDDEN");
     const missing = await t.call("GET", "/activation/424242", { token: admin.token });
-    expect(missing.status).toBe(404);
-    expect((await bodyOf(missing)).code).toBe("NOT_FOUND");
+    await expectProblem(missing, 404, "NOT_FOUND");
     expect((await t.call("GET", "/activation/0", { token: admin.token })).status).toBe(400);
     const hal = await t.call("GET", `/activation/${activation.id}`, {
       token: reader.token,
@@ -147,28 +142,26 @@ describe("activations (admin CRUD, owner reads)", () => {
   test("ofuser: the owner and admins; another user 403; a non-canonical uuid 400", async () => {
     const own = await t.call("GET", `/activation/ofuser/${reader.uuid}`, { token: reader.token });
     expect(own.status).toBe(200);
-    const list = Activations.parse(await bodyOf(own));
+    const list = await bodyAs(own, Activations);
     expect(list.map((a) => a.bookId)).toEqual([bookA, bookB]);
     expect(own.headers.get("x-total-count")).toBe("2");
     const byAdmin = await t.call("GET", `/activation/ofuser/${reader.uuid}?sort=bookId,desc`, {
       token: admin.token,
     });
-    expect(Activations.parse(await bodyOf(byAdmin)).map((a) => a.bookId)).toEqual([bookB, bookA]);
+    expect((await bodyAs(byAdmin, Activations)).map((a) => a.bookId)).toEqual([bookB, bookA]);
     const count = await t.call("GET", `/activation/ofuser/${reader.uuid}/count`, { token: reader.token });
     expect(await count.text()).toBe("2");
     const none = await t.call("GET", `/activation/ofuser/${other.uuid}`, { token: other.token });
-    expect(Activations.parse(await bodyOf(none))).toEqual([]);
+    expect(await bodyAs(none, Activations)).toEqual([]);
 
     for (const path of [`/activation/ofuser/${reader.uuid}`, `/activation/ofuser/${reader.uuid}/count`]) {
       const foreign = await t.call("GET", path, { token: other.token });
-      expect(foreign.status).toBe(403);
-      expect((await bodyOf(foreign)).code).toBe("FORBIDDEN");
+      await expectProblem(foreign, 403, "FORBIDDEN");
     }
     for (const uuid of [reader.uuid.toUpperCase(), "not-a-uuid", reader.uuid.replaceAll("-", "")]) {
       for (const suffix of ["", "/count"]) {
         const response = await t.call("GET", `/activation/ofuser/${uuid}${suffix}`, { token: admin.token });
-        expect(response.status).toBe(400);
-        expect((await bodyOf(response)).code).toBe("VALIDATION_FAILED");
+        await expectProblem(response, 400, "VALIDATION_FAILED");
       }
     }
   });
@@ -176,7 +169,7 @@ describe("activations (admin CRUD, owner reads)", () => {
   test("list: whole, sorted, paged, HAL rel activations; count", async () => {
     const all = await t.call("GET", "/activation", { token: admin.token });
     expect(all.status).toBe(200);
-    const activations = Activations.parse(await bodyOf(all));
+    const activations = await bodyAs(all, Activations);
     expect(activations.map((a) => a.id)).toEqual([...activations.map((a) => a.id)].sort((x, y) => x - y));
     const total = activations.length;
     expect(all.headers.get("x-total-count")).toBe(String(total));
@@ -185,7 +178,7 @@ describe("activations (admin CRUD, owner reads)", () => {
     expect(await count.text()).toBe(String(total));
 
     const desc = await t.call("GET", "/activation?sort=id,desc", { token: admin.token });
-    expect(Activations.parse(await bodyOf(desc)).map((a) => a.id)).toEqual(
+    expect((await bodyAs(desc, Activations)).map((a) => a.id)).toEqual(
       activations.map((a) => a.id).reverse(),
     );
     const paged = await t.call("GET", "/activation?page=0&size=1", {
@@ -197,8 +190,7 @@ describe("activations (admin CRUD, owner reads)", () => {
     expect(hal.page).toEqual({ size: 1, number: 0, totalElements: total, totalPages: total });
     expect(paged.headers.get("link")).toContain('rel="next"');
     const bad = await t.call("GET", "/activation?sort=userUuid", { token: admin.token });
-    expect(bad.status).toBe(400);
-    expect((await bodyOf(bad)).code).toBe("VALIDATION_FAILED");
+    await expectProblem(bad, 400, "VALIDATION_FAILED");
   });
 
   test("update replaces book and user; unknown id 404, duplicate 409, unknown book 400", async () => {
@@ -209,19 +201,18 @@ describe("activations (admin CRUD, owner reads)", () => {
       json: { bookId: bookB, userUuid: other.uuid },
     });
     expect(moved.status).toBe(200);
-    const updated = Activation.parse(await bodyOf(moved));
+    const updated = await bodyAs(moved, Activation);
     expect(updated).toMatchObject({ id: activation.id, bookId: bookB, createdAt: activation.createdAt });
     expect(updated.updatedAt).not.toBe(activation.updatedAt);
 
-    const cases: Array<[string, Record<string, unknown>, number, string]> = [
+    const cases: Array<[string, Record<string, unknown>, number, ErrorCode]> = [
       ["/activation/424242", { bookId: bookA, userUuid: other.uuid }, 404, "NOT_FOUND"],
       [`/activation/${activation.id}`, { bookId: bookA, userUuid: reader.uuid }, 409, "CONFLICT"],
       [`/activation/${activation.id}`, { bookId: 987654, userUuid: other.uuid }, 400, "VALIDATION_FAILED"],
     ];
     for (const [path, json, status, code] of cases) {
       const response = await t.call("PUT", path, { token: admin.token, json });
-      expect(response.status).toBe(status);
-      expect((await bodyOf(response)).code).toBe(code);
+      await expectProblem(response, status, code);
     }
   });
 
@@ -230,7 +221,7 @@ describe("activations (admin CRUD, owner reads)", () => {
     const activation = await create({ bookId: book, userUuid: other.uuid });
     const deleted = await t.call("DELETE", `/activation/${activation.id}`, { token: admin.token });
     expect(deleted.status).toBe(200);
-    expect(Activation.parse(await bodyOf(deleted))).toEqual(activation);
+    expect(await bodyAs(deleted, Activation)).toEqual(activation);
     expect((await t.call("GET", `/activation/${activation.id}`, { token: admin.token })).status).toBe(404);
     expect((await t.call("DELETE", `/activation/${activation.id}`, { token: admin.token })).status).toBe(404);
     const { hasActivation } = await import("../../src/services/entitlement");
@@ -258,7 +249,7 @@ describe("redeeming a QR code", () => {
     const qr = await ctx.makeCode({ bookId: book, maxActivations: 2 });
     const response = await redeem(reader, { code: qr.code });
     expect(response.status).toBe(201);
-    const activation = Activation.parse(await bodyOf(response));
+    const activation = await bodyAs(response, Activation);
     expect(activation).toMatchObject({ bookId: book, userUuid: reader.uuid, qrCodeId: qr.id });
     expect(response.headers.get("location")).toBe(`/activation/${activation.id}`);
     expect((await ctx.qrCode(qr.id)).activationCount).toBe(1);
@@ -269,12 +260,12 @@ describe("redeeming a QR code", () => {
     const book = await ctx.makeBook("Held");
     const first = await ctx.makeCode({ bookId: book, maxActivations: 5 });
     const second = await ctx.makeCode({ bookId: book, maxActivations: 5 });
-    const created = Activation.parse(await bodyOf(await redeem(reader, { code: first.code })));
+    const created = await bodyAs(await redeem(reader, { code: first.code }), Activation);
     for (const code of [first.code, second.code]) {
       const again = await redeem(reader, { code });
       expect(again.status).toBe(200);
       expect(again.headers.get("location")).toBeNull();
-      expect(Activation.parse(await bodyOf(again))).toEqual(created);
+      expect(await bodyAs(again, Activation)).toEqual(created);
     }
     expect((await ctx.qrCode(first.id)).activationCount).toBe(1);
     expect((await ctx.qrCode(second.id)).activationCount).toBe(0);
@@ -293,7 +284,7 @@ describe("redeeming a QR code", () => {
     const giftCode = await ctx.makeCode({ bookId: gifted });
     const response = await redeem(reader, { code: giftCode.code });
     expect(response.status).toBe(200);
-    expect(Activation.parse(await bodyOf(response)).qrCodeId).toBeNull();
+    expect((await bodyAs(response, Activation)).qrCodeId).toBeNull();
     expect((await ctx.qrCode(giftCode.id)).activationCount).toBe(0);
   });
 
@@ -310,7 +301,7 @@ describe("redeeming a QR code", () => {
     for (const code of typed) {
       const response = await redeem(await t.user(), { code });
       expect(response.status).toBe(201);
-      expect(Activation.parse(await bodyOf(response)).qrCodeId).toBe(qr.id);
+      expect((await bodyAs(response, Activation)).qrCodeId).toBe(qr.id);
     }
   });
 
@@ -318,27 +309,23 @@ describe("redeeming a QR code", () => {
     const reader = await t.user();
     const book = await ctx.makeBook("Refused");
     const unknown = await redeem(reader, { code: "ZZZZ-ZZZZ-ZZZZ-ZZZZ" });
-    expect(unknown.status).toBe(404);
-    expect((await bodyOf(unknown)).code).toBe("NOT_FOUND");
+    await expectProblem(unknown, 404, "NOT_FOUND");
     const malformed = await redeem(reader, { code: "not a code" });
     expect(malformed.status).toBe(404);
 
     const disabled = await ctx.makeCode({ bookId: book, enabled: false });
     const refused = await redeem(reader, { code: disabled.code });
-    expect(refused.status).toBe(409);
-    expect((await bodyOf(refused)).code).toBe("QR_CODE_DISABLED");
+    await expectProblem(refused, 409, "QR_CODE_DISABLED");
 
     const single = await ctx.makeCode({ bookId: book });
     expect((await redeem(await t.user(), { code: single.code })).status).toBe(201);
     const exhausted = await redeem(reader, { code: single.code });
-    expect(exhausted.status).toBe(409);
-    expect((await bodyOf(exhausted)).code).toBe("QR_CODE_EXHAUSTED");
+    await expectProblem(exhausted, 409, "QR_CODE_EXHAUSTED");
     expect((await ctx.qrCode(single.id)).activationCount).toBe(1);
 
     for (const json of [{}, { code: "" }, { code: 42 }]) {
       const bad = await redeem(reader, json);
-      expect(bad.status).toBe(400);
-      expect((await bodyOf(bad)).code).toBe("VALIDATION_FAILED");
+      await expectProblem(bad, 400, "VALIDATION_FAILED");
     }
   });
 
@@ -348,19 +335,16 @@ describe("redeeming a QR code", () => {
     const book = await ctx.makeBook("For a friend");
     const qr = await ctx.makeCode({ bookId: book, maxActivations: 3 });
     const foreign = await redeem(reader, { code: qr.code, userUuid: friend.uuid });
-    expect(foreign.status).toBe(403);
-    expect((await bodyOf(foreign)).code).toBe("FORBIDDEN");
+    await expectProblem(foreign, 403, "FORBIDDEN");
     const self = await redeem(reader, { code: qr.code, userUuid: reader.uuid.toUpperCase() });
     expect(self.status).toBe(201);
-    expect(Activation.parse(await bodyOf(self)).userUuid).toBe(reader.uuid);
+    expect((await bodyAs(self, Activation)).userUuid).toBe(reader.uuid);
     const byAdmin = await redeem(admin, { code: qr.code, userUuid: friend.uuid });
     expect(byAdmin.status).toBe(201);
-    expect(Activation.parse(await bodyOf(byAdmin)).userUuid).toBe(friend.uuid);
+    expect((await bodyAs(byAdmin, Activation)).userUuid).toBe(friend.uuid);
     expect((await redeem(admin, { code: qr.code, userUuid: "nope" })).status).toBe(400);
     const stranger = await redeem(admin, { code: qr.code, userUuid: crypto.randomUUID() });
-    expect(stranger.status).toBe(400);
-    const problem = await bodyOf(stranger);
-    expect(problem.code).toBe("VALIDATION_FAILED");
+    const problem = await expectProblem(stranger, 400, "VALIDATION_FAILED");
     expect(problem.errors).toEqual([{ path: "userUuid", message: expect.any(String) }]);
     expect((await ctx.qrCode(qr.id)).activationCount).toBe(2);
   });
@@ -369,11 +353,11 @@ describe("redeeming a QR code", () => {
     const reader = await t.user();
     const book = await ctx.makeBook("Returned");
     const qr = await ctx.makeCode({ bookId: book });
-    const activation = Activation.parse(await bodyOf(await redeem(reader, { code: qr.code })));
+    const activation = await bodyAs(await redeem(reader, { code: qr.code }), Activation);
     expect((await ctx.qrCode(qr.id)).activationCount).toBe(1);
     const deleted = await t.call("DELETE", `/activation/${activation.id}`, { token: admin.token });
     expect(deleted.status).toBe(200);
-    expect(Activation.parse(await bodyOf(deleted)).qrCodeId).toBe(qr.id);
+    expect((await bodyAs(deleted, Activation)).qrCodeId).toBe(qr.id);
     expect((await ctx.qrCode(qr.id)).activationCount).toBe(0);
     const again = await redeem(await t.user(), { code: qr.code });
     expect(again.status).toBe(201);
@@ -401,8 +385,7 @@ describe("redemption throttling", () => {
         token: guesser.token,
         json: { code: qr.code },
       });
-      expect(throttled.status).toBe(429);
-      expect((await bodyOf(throttled)).code).toBe("TOO_MANY_REQUESTS");
+      await expectProblem(throttled, 429, "TOO_MANY_REQUESTS");
       const retryAfter = Number(throttled.headers.get("retry-after"));
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(15 * 60);
@@ -419,8 +402,7 @@ describe("redemption throttling", () => {
         token: guesser.token,
         json: { code: qr.code },
       });
-      expect(later.status).toBe(409);
-      expect((await bodyOf(later)).code).toBe("QR_CODE_EXHAUSTED");
+      await expectProblem(later, 409, "QR_CODE_EXHAUSTED");
     } finally {
       await t.close();
     }
@@ -440,8 +422,7 @@ describe("redemption throttling", () => {
             token: user.token,
             json: { code: qr.code },
           });
-          expect(response.status).toBe(409);
-          expect((await bodyOf(response)).code).toBe("QR_CODE_DISABLED");
+          await expectProblem(response, 409, "QR_CODE_DISABLED");
         }
       }
       const fresh = users[5]!;

@@ -10,6 +10,7 @@ import {
   type KeyStore,
   requireAndroidTools,
 } from "../helpers/android-tools";
+import { bodyAs, expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 import { makeZip, multipartFile } from "../helpers/zip";
 
@@ -58,7 +59,7 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
       json: { kind, versionCode, versionName: `${versionCode}.0`, active: true },
     });
   const record = async (id: number) =>
-    Apk.parse(await bodyOf(await t.call("GET", `/apk/${id}`, { token: admin.token })));
+    await bodyAs(await t.call("GET", `/apk/${id}`, { token: admin.token }), Apk);
 
   let firstId: number;
   let first: { path: string; bytes: Uint8Array };
@@ -68,7 +69,7 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
     first = await build(100, keyA);
     const response = await upload(firstId, first.bytes);
     expect(response.status).toBe(200);
-    const apk = Apk.parse(await bodyOf(response));
+    const apk = await bodyAs(response, Apk);
     const badging = aaptBadging(first.path);
     expect(apk).toMatchObject({
       versionCode: badging.versionCode,
@@ -84,9 +85,7 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
   test("a file whose versionCode is not the record's → 409 naming both", async () => {
     const id = await create("bookapp", 101);
     const response = await upload(id, first.bytes);
-    expect(response.status).toBe(409);
-    const problem = await bodyOf(response);
-    expect(problem.code).toBe("CONFLICT");
+    const problem = await expectProblem(response, 409, "CONFLICT");
     expect(problem.detail).toContain("versionCode 100");
     expect(problem.detail).toContain("versionCode 101");
     expect((await record(id)).file).toBeNull();
@@ -131,9 +130,7 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
     const id = await create("bookapp", 105);
     const unsigned = await build(105, null);
     const refused = await upload(id, unsigned.bytes);
-    expect(refused.status).toBe(409);
-    const problem = await bodyOf(refused);
-    expect(problem.code).toBe("CONFLICT");
+    const problem = await expectProblem(refused, 409, "CONFLICT");
     expect(problem.detail).toContain("unsigned");
     expect(problem.detail).toContain(apksignerSigner(first.path));
     expect((await record(id)).file).toBeNull();
@@ -179,8 +176,7 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
   test("a zip whose AndroidManifest.xml cannot be read → 415", async () => {
     const id = await create("bookapp", 106);
     const response = await upload(id, makeZip({ "AndroidManifest.xml": "<manifest/>", "classes.dex": "x" }));
-    expect(response.status).toBe(415);
-    expect((await bodyOf(response)).code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    await expectProblem(response, 415, "UNSUPPORTED_MEDIA_TYPE");
     expect((await record(id)).file).toBeNull();
   });
 
@@ -199,7 +195,7 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
   test("GET /apk/active carries what an update check needs, with this build's public download URL", async () => {
     const response = await t.call("GET", "/apk/active");
     expect(response.status).toBe(200);
-    const active = ActiveApks.parse(await bodyOf(response));
+    const active = await bodyAs(response, ActiveApks);
     expect(active.launcher).toBeNull();
     expect(active.bookapp).toMatchObject({
       id: firstId,
@@ -280,7 +276,7 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
   });
 
   test("a versioned download URL serves only the bytes it names", async () => {
-    const active = ActiveApks.parse(await bodyOf(await t.call("GET", "/apk/active"))).bookapp!;
+    const active = (await bodyAs(await t.call("GET", "/apk/active"), ActiveApks)).bookapp!;
     const [pathname] = active.downloadUrl.split("?") as [string];
     const versioned = `${pathname}?sha256=${active.file!.sha256}`;
     const immutable = await t.call("GET", versioned, { headers: { Range: "bytes=0-9" } });
@@ -292,14 +288,12 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
     const stale = `${pathname}?sha256=${sha256(first.bytes)}`;
     expect(sha256(first.bytes)).not.toBe(active.file!.sha256);
     const gone = await t.call("GET", stale);
-    expect(gone.status).toBe(404);
-    expect((await bodyOf(gone)).code).toBe("NOT_FOUND");
+    await expectProblem(gone, 404, "NOT_FOUND");
     expect((await t.call("GET", stale, { token: admin.token })).status).toBe(404);
 
     for (const bad of ["abc", active.file!.sha256.toUpperCase(), `${active.file!.sha256}0`]) {
       const response = await t.call("GET", `${pathname}?sha256=${bad}`);
-      expect(response.status).toBe(400);
-      expect((await bodyOf(response)).code).toBe("VALIDATION_FAILED");
+      await expectProblem(response, 400, "VALIDATION_FAILED");
     }
   });
 
@@ -370,7 +364,7 @@ describe.if(hasAndroidTools)("moving an active APK to another kind", () => {
       json: { kind, versionCode, versionName: `${versionCode}.0` },
     });
   const record = async (id: number) =>
-    Apk.parse(await bodyOf(await t.call("GET", `/apk/${id}`, { token: admin.token })));
+    await bodyAs(await t.call("GET", `/apk/${id}`, { token: admin.token }), Apk);
 
   test("is checked against the target kind's active APK, and takes its place", async () => {
     const launcher = await activeApk("launcher", 1, keyB);
@@ -388,7 +382,7 @@ describe.if(hasAndroidTools)("moving an active APK to another kind", () => {
     expect(allowed.status).toBe(200);
     expect(await record(bookappA.id)).toMatchObject({ kind: "launcher", active: true });
     expect((await record(launcher.id)).active).toBe(false);
-    const active = ActiveApks.parse(await bodyOf(await t.call("GET", "/apk/active")));
+    const active = await bodyAs(await t.call("GET", "/apk/active"), ActiveApks);
     expect(active.launcher?.id).toBe(bookappA.id);
     expect(active.bookapp).toBeNull();
   });

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { cleanupSessions } from "../../src/jobs/session-cleanup";
+import type { ErrorCode } from "../../src/lib/problems";
 import { Session, User } from "../../src/routes/authentication/authentication.schemas";
+import { bodyAs, expectProblem } from "../helpers/responses";
 import { ADMIN_EMAIL, bodyOf, createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
 
 const DAY = 86_400_000;
@@ -25,7 +27,7 @@ describe("registration and login", () => {
       },
     });
     expect(response.status).toBe(201);
-    const session = Session.parse(await bodyOf(response));
+    const session = await bodyAs(response, Session);
     expect(session.tokenType).toBe("Bearer");
     expect(session.user).toMatchObject({
       email: "Ada.Lovelace@Example.com",
@@ -39,7 +41,7 @@ describe("registration and login", () => {
   });
 
   test("register refuses a missing, malformed or taken e-mail and a short password", async () => {
-    const cases: Array<[unknown, number, string]> = [
+    const cases: Array<[unknown, number, ErrorCode]> = [
       [{ password: TEST_PASSWORD }, 400, "EMAIL_MISSING"],
       [{ email: "   ", password: TEST_PASSWORD }, 400, "EMAIL_MISSING"],
       [{ email: "not-an-email", password: TEST_PASSWORD }, 400, "EMAIL_MALFORMED"],
@@ -48,8 +50,7 @@ describe("registration and login", () => {
     ];
     for (const [json, status, code] of cases) {
       const response = await t.call("POST", "/authentication/register", { json });
-      expect(response.status).toBe(status);
-      expect((await bodyOf(response)).code).toBe(code);
+      await expectProblem(response, status, code);
     }
   });
 
@@ -59,7 +60,7 @@ describe("registration and login", () => {
         json: { email, password: TEST_PASSWORD },
       });
       expect(response.status).toBe(200);
-      expect(Session.parse(await bodyOf(response)).user.email).toBe("Ada.Lovelace@Example.com");
+      expect((await bodyAs(response, Session)).user.email).toBe("Ada.Lovelace@Example.com");
     }
   });
 
@@ -81,7 +82,7 @@ describe("registration and login", () => {
     const admin = await t.admin();
     const response = await t.call("GET", "/authentication/me", { token: admin.token });
     expect(response.status).toBe(200);
-    const me = User.parse(await bodyOf(response));
+    const me = await bodyAs(response, User);
     expect(me).toMatchObject({ uuid: admin.uuid, email: ADMIN_EMAIL, roles: ["user", "admin"] });
   });
 });
@@ -105,8 +106,7 @@ describe("tokens and sessions", () => {
     expect(out.status).toBe(200);
     expect(await bodyOf(out)).toEqual({ loggedOut: true, sessionsEnded: 1 });
     const after = await me(first.token);
-    expect(after.status).toBe(401);
-    expect((await bodyOf(after)).code).toBe("AUTHENTICATION_FAILED");
+    await expectProblem(after, 401, "AUTHENTICATION_FAILED");
     expect((await me(secondToken)).status).toBe(200);
   });
 
@@ -195,8 +195,7 @@ describe("tokens and sessions", () => {
       ...malleable,
     ]) {
       const response = await me(token);
-      expect(response.status).toBe(401);
-      expect((await bodyOf(response)).code).toBe("AUTHENTICATION_FAILED");
+      await expectProblem(response, 401, "AUTHENTICATION_FAILED");
     }
     expect((await me(user.token)).status).toBe(200);
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { Book } from "../../src/routes/books/books.schemas";
 import { normalizeIsbn } from "../../src/services/isbn";
+import { bodyAs, expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 describe("books", () => {
@@ -18,7 +19,7 @@ describe("books", () => {
   const create = async (json: Record<string, unknown>) => {
     const response = await t.call("POST", "/book", { token: admin.token, json });
     expect(response.status).toBe(201);
-    return Book.parse(await bodyOf(response));
+    return await bodyAs(response, Book);
   };
 
   test("create answers 201, Location and the stored book with nulls for absent fields", async () => {
@@ -27,7 +28,7 @@ describe("books", () => {
       json: { title: "  Dune  ", isbn: "978-0-441-17271-9", language: "EN-gb", unknownField: 1 },
     });
     expect(response.status).toBe(201);
-    const book = Book.parse(await bodyOf(response));
+    const book = await bodyAs(response, Book);
     expect(response.headers.get("location")).toBe(`/book/${book.id}`);
     expect(book).toMatchObject({
       title: "Dune",
@@ -39,7 +40,7 @@ describe("books", () => {
     });
     expect(book.createdAt).toBe("2026-11-21T10:00:00.000Z");
     const fetched = await t.call("GET", `/book/${book.id}`, { token: reader.token });
-    expect(Book.parse(await bodyOf(fetched))).toEqual(book);
+    expect(await bodyAs(fetched, Book)).toEqual(book);
   });
 
   test("ISBN-10 and -13 check digits", () => {
@@ -63,10 +64,8 @@ describe("books", () => {
     ];
     for (const [json, field] of cases) {
       const response = await t.call("POST", "/book", { token: admin.token, json });
-      expect(response.status).toBe(400);
-      const body = await bodyOf(response);
-      expect(body.code).toBe("VALIDATION_FAILED");
-      expect(body.errors.map((e: { path: string }) => e.path)).toContain(field);
+      const body = await expectProblem(response, 400, "VALIDATION_FAILED");
+      expect(body.errors!.map((e: { path: string }) => e.path)).toContain(field);
     }
   });
 
@@ -75,7 +74,7 @@ describe("books", () => {
     t.clock.advance(1000);
     const response = await t.call("PUT", `/book/${book.id}`, { token: admin.token, json: { title: "New" } });
     expect(response.status).toBe(200);
-    const updated = Book.parse(await bodyOf(response));
+    const updated = await bodyAs(response, Book);
     expect(updated).toMatchObject({
       id: book.id,
       title: "New",
@@ -103,23 +102,21 @@ describe("books", () => {
     ];
     for (const id of ["0", "-1", "abc", "1.5", "9007199254740992", ...notDecimal]) {
       const response = await t.call("GET", `/book/${id}`, { token: reader.token });
-      expect(response.status).toBe(400);
-      expect((await bodyOf(response)).code).toBe("VALIDATION_FAILED");
+      await expectProblem(response, 400, "VALIDATION_FAILED");
     }
     // Access is decided before the path parameters: without credentials, a bad id is a 401.
     expect((await t.call("GET", "/book/abc")).status).toBe(401);
     // The largest safe id is an id: unknown, not invalid.
     expect((await t.call("GET", "/book/9007199254740991", { token: reader.token })).status).toBe(404);
     const missing = await t.call("GET", "/book/424242", { token: reader.token });
-    expect(missing.status).toBe(404);
-    expect((await bodyOf(missing)).code).toBe("NOT_FOUND");
+    await expectProblem(missing, 404, "NOT_FOUND");
   });
 
   test("delete answers the deleted book; 409 while it has activations", async () => {
     const book = await create({ title: "Doomed" });
     const deleted = await t.call("DELETE", `/book/${book.id}`, { token: admin.token });
     expect(deleted.status).toBe(200);
-    expect(Book.parse(await bodyOf(deleted)).id).toBe(book.id);
+    expect((await bodyAs(deleted, Book)).id).toBe(book.id);
     expect((await t.call("GET", `/book/${book.id}`, { token: admin.token })).status).toBe(404);
 
     const held = await create({ title: "Held" });
@@ -129,8 +126,7 @@ describe("books", () => {
       .insert(db.tables.activation)
       .values({ bookId: held.id, userUuid: reader.uuid, createdAt: now, updatedAt: now });
     const refused = await t.call("DELETE", `/book/${held.id}`, { token: admin.token });
-    expect(refused.status).toBe(409);
-    expect((await bodyOf(refused)).code).toBe("CONFLICT");
+    await expectProblem(refused, 409, "CONFLICT");
     expect((await t.call("GET", `/book/${held.id}`, { token: admin.token })).status).toBe(200);
   });
 });

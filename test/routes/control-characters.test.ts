@@ -3,6 +3,7 @@
 // (Postgres refuses NUL in text) and never stored (SQLite would keep it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/lib/logger";
+import { expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
 import { makeZip } from "../helpers/zip";
 
@@ -202,8 +203,7 @@ describe("control characters in input", () => {
       const response = await t.call("GET", "/book/count", {
         headers: { Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` },
       });
-      expect(response.status).toBe(401);
-      expect((await bodyOf(response)).code).toBe("AUTHENTICATION_FAILED");
+      await expectProblem(response, 401, "AUTHENTICATION_FAILED");
     }
   });
 

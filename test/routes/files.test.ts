@@ -6,6 +6,7 @@ import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
 import { Book } from "../../src/routes/books/books.schemas";
 import { ApkWorkshop, type KeyStore, requireAndroidTools } from "../helpers/android-tools";
+import { bodyAs, expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 import { makeZip, multipartFile } from "../helpers/zip";
 
@@ -38,7 +39,7 @@ describe("covers", () => {
   test("a PNG is stored with its size, hash and dimensions, and served publicly", async () => {
     const response = await upload(multipartFile(png, { filename: "cover.txt" }));
     expect(response.status).toBe(200);
-    const book = Book.parse(await bodyOf(response));
+    const book = await bodyAs(response, Book);
     expect(book.cover).toMatchObject({
       contentType: "image/png",
       size: png.length,
@@ -105,8 +106,7 @@ describe("covers", () => {
         contentType: "image/png",
       }),
     );
-    expect(response.status).toBe(415);
-    expect((await bodyOf(response)).code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    await expectProblem(response, 415, "UNSUPPORTED_MEDIA_TYPE");
     expect(filesUnder(t.deps.blobs.root).length).toBe(before);
   });
 
@@ -114,12 +114,10 @@ describe("covers", () => {
     const big = new Uint8Array(100 * 1024);
     big.set(png);
     const tooLarge = await upload(multipartFile(big));
-    expect(tooLarge.status).toBe(413);
-    expect((await bodyOf(tooLarge)).code).toBe("PAYLOAD_TOO_LARGE");
+    await expectProblem(tooLarge, 413, "PAYLOAD_TOO_LARGE");
 
     const missing = await upload(multipartFile(png, { field: "image" }));
-    expect(missing.status).toBe(400);
-    expect((await bodyOf(missing)).code).toBe("VALIDATION_FAILED");
+    await expectProblem(missing, 400, "VALIDATION_FAILED");
 
     const json = await t.call("POST", `/book/${bookId}/cover`, { token: admin.token, json: { file: "x" } });
     expect(json.status).toBe(415);
@@ -132,8 +130,7 @@ describe("covers", () => {
       await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "Bare" } }))
     ).id;
     const response = await t.call("GET", `/book/${bare}/cover`);
-    expect(response.status).toBe(404);
-    expect((await bodyOf(response)).code).toBe("NOT_FOUND");
+    await expectProblem(response, 404, "NOT_FOUND");
   });
 });
 
@@ -160,7 +157,7 @@ describe("book versions and archives", () => {
       json: { bookId, versionCode, versionName },
     });
     expect(response.status).toBe(201);
-    return BookVersion.parse(await bodyOf(response));
+    return await bodyAs(response, BookVersion);
   };
   const uploadArchive = (id: number, bytes: Uint8Array) =>
     t.call("POST", `/bookversion/${id}/upload`, {
@@ -181,8 +178,7 @@ describe("book versions and archives", () => {
       token: admin.token,
       json: { bookId, versionCode: 1, versionName: "again" },
     });
-    expect(duplicate.status).toBe(409);
-    expect((await bodyOf(duplicate)).code).toBe("CONFLICT");
+    await expectProblem(duplicate, 409, "CONFLICT");
     const orphan = await t.call("POST", "/bookversion", {
       token: admin.token,
       json: { bookId: 424242, versionCode: 1, versionName: "x" },
@@ -194,7 +190,7 @@ describe("book versions and archives", () => {
       token: admin.token,
       json: { bookId, versionCode: 1, versionName: "1.0.1", releaseNotes: " notes " },
     });
-    expect(BookVersion.parse(await bodyOf(updated))).toMatchObject({
+    expect(await bodyAs(updated, BookVersion)).toMatchObject({
       versionName: "1.0.1",
       releaseNotes: "notes",
     });
@@ -218,7 +214,7 @@ describe("book versions and archives", () => {
     expect(notZip.status).toBe(415);
     const ok = await uploadArchive(version!.id, archiveV1);
     expect(ok.status).toBe(200);
-    expect(BookVersion.parse(await bodyOf(ok)).archive).toMatchObject({
+    expect((await bodyAs(ok, BookVersion)).archive).toMatchObject({
       size: archiveV1.length,
       sha256: sha256(archiveV1),
       filename: "book.zip",

@@ -2,14 +2,12 @@
 // redemption, and the printable PDF read back by real outside tools — poppler's pdftoppm,
 // pdfinfo, pdfimages and pdftotext (poppler-utils) and zbarimg (zbar-tools).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { z } from "zod";
-import { planSheet, type SheetLayout } from "../../src/print/sheet-layout";
 import { QrCodeBatch } from "../../src/routes/qr-code-batches/qr-code-batches.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
+import { readSheet } from "../helpers/oracles";
 import { requireTool } from "../helpers/requires";
+import { bodyAs, expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 const QrCodes = z.array(ActivationQrCode);
@@ -19,110 +17,6 @@ const readsPdf = [
   requireTool(["pdftoppm", "pdfinfo", "pdfimages", "pdftotext"], "poppler-utils"),
   requireTool("zbarimg", "zbar-tools"),
 ].every(Boolean);
-
-function run(command: string[]): string {
-  const result = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) {
-    throw new Error(`${command[0]} failed (${result.exitCode}): ${result.stderr.toString().slice(0, 500)}`);
-  }
-  return result.stdout.toString();
-}
-
-/** A binary greyscale PGM (P5), as `pdftoppm -gray` writes it. */
-interface Pgm {
-  width: number;
-  height: number;
-  pixels: Uint8Array;
-}
-
-function readPgm(file: string): Pgm {
-  const bytes = readFileSync(file);
-  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(bytes.subarray(0, 64).toString("latin1"));
-  if (!header) throw new Error(`${file} is not an 8-bit P5 PGM`);
-  const [, width, height] = header.map(Number) as [number, number, number];
-  return { width, height, pixels: bytes.subarray(header[0].length) };
-}
-
-function writePgm(file: string, image: Pgm): void {
-  writeFileSync(
-    file,
-    Buffer.concat([Buffer.from(`P5\n${image.width} ${image.height}\n255\n`), image.pixels]),
-  );
-}
-
-function crop(image: Pgm, x: number, y: number, width: number, height: number): Pgm {
-  const pixels = new Uint8Array(width * height);
-  for (let row = 0; row < height; row++) {
-    const start = (y + row) * image.width + x;
-    pixels.set(image.pixels.subarray(start, start + width), row * width);
-  }
-  return { width, height, pixels };
-}
-
-interface ReadSheet {
-  pages: number;
-  pageSize: string;
-  /** What zbarimg reads in each cell, cell by cell in print order (empty cells left out). */
-  cells: string[];
-  /** What zbarimg reads on whole pages. */
-  wholePages: string[];
-  text: string;
-  images: string;
-}
-
-/**
- * Reads a sheet back as a printer would see it: each page rasterised at 200 dpi, every cell of
- * the grid cut out and decoded by zbarimg. zbar is given cells rather than whole pages because
- * its QR finder mixes up finder patterns that line up across neighbouring symbols of a regular
- * grid and then misses some of them (a whole page is decoded too, to show it reads nothing else).
- */
-function readSheet(pdf: Uint8Array, layout: SheetLayout, codes: number): ReadSheet {
-  const dir = mkdtempSync(join(tmpdir(), "bookdist-sheet-"));
-  try {
-    const file = join(dir, "sheet.pdf");
-    writeFileSync(file, pdf);
-    const info = run(["pdfinfo", file]);
-    const dpi = 200;
-    run(["pdftoppm", "-r", String(dpi), "-gray", file, join(dir, "page")]);
-    const pageFiles = readdirSync(dir)
-      .filter((name) => name.startsWith("page") && name.endsWith(".pgm"))
-      .sort();
-    const geometry = planSheet(layout);
-    const px = (points: number) => Math.round((points * dpi) / 72);
-    const cellFiles: string[] = [];
-    pageFiles.forEach((pageFile, pageIndex) => {
-      const page = readPgm(join(dir, pageFile));
-      for (let cell = 0; cell < geometry.perPage; cell++) {
-        if (pageIndex * geometry.perPage + cell >= codes) break;
-        const column = cell % layout.columns;
-        const row = Math.floor(cell / layout.columns);
-        const x = px(geometry.margin + column * geometry.cellWidth);
-        const y = px(geometry.margin + row * geometry.cellHeight);
-        const name = join(
-          dir,
-          `cell-${String(pageIndex).padStart(4, "0")}-${String(cell).padStart(3, "0")}.pgm`,
-        );
-        writePgm(name, crop(page, x, y, px(geometry.cellWidth), px(geometry.cellHeight)));
-        cellFiles.push(name);
-      }
-    });
-    const decode = (files: string[]) => {
-      if (files.length === 0) return [];
-      const result = Bun.spawnSync(["zbarimg", "-q", "--raw", ...files], { stdout: "pipe", stderr: "pipe" });
-      return result.stdout.toString().split("\n").filter(Boolean);
-    };
-    return {
-      pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]),
-      pageSize: /^Page size:\s+(.*)$/m.exec(info)?.[1] ?? "",
-      cells: decode(cellFiles),
-      wholePages: decode(pageFiles.map((name) => join(dir, name))),
-      text: run(["pdftotext", "-layout", file, "-"]),
-      images: run(["pdfimages", "-list", file]),
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** RFC 4180 rows of a CSV without quoted line breaks (enough for the export). */
 function parseCsv(text: string): string[][] {
@@ -150,12 +44,12 @@ describe("QR code batches (print runs)", () => {
   const makeBatch = async (json: Record<string, unknown>) => {
     const response = await t.call("POST", "/activation-qr-code/batch", { token: admin.token, json });
     expect(response.status).toBe(201);
-    return QrCodes.parse(await bodyOf(response));
+    return await bodyAs(response, QrCodes);
   };
   const getBatch = async (id: number) => {
     const response = await t.call("GET", `/activation-qr-code/batch/${id}`, { token: admin.token });
     expect(response.status).toBe(200);
-    return QrCodeBatch.parse(await bodyOf(response));
+    return await bodyAs(response, QrCodeBatch);
   };
   const redeem = async (code: string) => {
     const reader = await t.user();
@@ -189,9 +83,9 @@ describe("QR code batches (print runs)", () => {
     });
     // A single code is not in any batch.
     const single = await t.call("POST", "/activation-qr-code", { token: admin.token, json: { bookId } });
-    expect(ActivationQrCode.parse(await bodyOf(single)).batchId).toBeNull();
+    expect((await bodyAs(single, ActivationQrCode)).batchId).toBeNull();
     const fetched = await t.call("GET", `/activation-qr-code/${codes[0]!.id}`, { token: admin.token });
-    expect(ActivationQrCode.parse(await bodyOf(fetched)).batchId).toBe(batchId);
+    expect((await bodyAs(fetched, ActivationQrCode)).batchId).toBe(batchId);
   });
 
   test("counts follow redemptions and disabled codes", async () => {
@@ -221,7 +115,7 @@ describe("QR code batches (print runs)", () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("x-total-count")).toBe("3");
-    const list = Batches.parse(await bodyOf(response));
+    const list = await bodyAs(response, Batches);
     expect(list.map((batch) => [batch.id, batch.codes, batch.label])).toEqual([
       [ids[0]!, 1, "Run 1"],
       [ids[1]!, 2, "Run 2"],
@@ -230,7 +124,7 @@ describe("QR code batches (print runs)", () => {
     const sorted = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches?sort=createdAt,desc`, {
       token: admin.token,
     });
-    expect(Batches.parse(await bodyOf(sorted)).map((batch) => batch.id)).toEqual([...ids].reverse());
+    expect((await bodyAs(sorted, Batches)).map((batch) => batch.id)).toEqual([...ids].reverse());
     const paged = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches?page=1&size=2`, {
       token: admin.token,
       headers: { Accept: "application/hal+json" },
@@ -269,9 +163,9 @@ describe("QR code batches (print runs)", () => {
     const codes = await makeBatch({ bookId, quantity: 1 });
     const batchId = codes[0]!.batchId!;
     const batch = await t.call("GET", `/activation-qr-code/batch/${batchId}`, { token: admin.token });
-    expect(QrCodeBatch.parse(await bodyOf(batch)).id).toBe(batchId);
+    expect((await bodyAs(batch, QrCodeBatch)).id).toBe(batchId);
     const code = await t.call("GET", `/activation-qr-code/${codes[0]!.id}`, { token: admin.token });
-    expect(ActivationQrCode.parse(await bodyOf(code)).code).toBe(codes[0]!.code);
+    expect((await bodyAs(code, ActivationQrCode)).code).toBe(codes[0]!.code);
     const put = await t.call("PUT", `/activation-qr-code/batch/${batchId}`, { token: admin.token, json: {} });
     expect(put.status).toBe(405);
     expect(put.headers.get("allow")).toContain("GET");
@@ -287,7 +181,7 @@ describe("QR code batches (print runs)", () => {
       json: { enabled: false },
     });
     expect(off.status).toBe(200);
-    expect(QrCodeBatch.parse(await bodyOf(off))).toMatchObject({ id: batchId, codes: 30, disabled: 30 });
+    expect(await bodyAs(off, QrCodeBatch)).toMatchObject({ id: batchId, codes: 30, disabled: 30 });
     const listed = QrCodes.parse(
       await bodyOf(await t.call("GET", `/activation-qr-code/ofbook/${bookId}`, { token: admin.token })),
     );
@@ -297,14 +191,13 @@ describe("QR code batches (print runs)", () => {
     }
     for (const qr of others) expect(byId.get(qr.id)!.enabled).toBe(true);
     const refused = await redeem(codes[7]!.code);
-    expect(refused.status).toBe(409);
-    expect((await bodyOf(refused)).code).toBe("QR_CODE_DISABLED");
+    await expectProblem(refused, 409, "QR_CODE_DISABLED");
 
     const on = await t.call("POST", `/activation-qr-code/batch/${batchId}/en-disable`, {
       token: admin.token,
       json: { enabled: true },
     });
-    expect(QrCodeBatch.parse(await bodyOf(on)).disabled).toBe(0);
+    expect((await bodyAs(on, QrCodeBatch)).disabled).toBe(0);
     expect((await redeem(codes[7]!.code)).status).toBe(201);
 
     for (const [path, json, status] of [
@@ -417,7 +310,7 @@ describe("QR code batches (print runs)", () => {
           token: otherAdmin.token,
           json: { bookId: book.id, quantity: 7 },
         });
-        const codes = QrCodes.parse(await bodyOf(created));
+        const codes = await bodyAs(created, QrCodes);
         const layout = { paper: "Letter", columns: 3, rows: 2, symbolMm: 40 } as const;
         const response = await other.call(
           "GET",

@@ -1,110 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { inflateSync } from "node:zlib";
 import { type SQL, sql } from "drizzle-orm";
 import QRCode from "qrcode";
 import { z } from "zod";
 import { ActivationQrCode, NullActivations } from "../../src/routes/qr-codes/qr-codes.schemas";
 import { isCanonicalActivationCode } from "../../src/services/activation-code";
 import { testDialect } from "../helpers/databases";
+import { decodeQr, pngPixels, pngSize, renderSvg } from "../helpers/oracles";
 import { requireTool } from "../helpers/requires";
+import { bodyAs, expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 const QrCodes = z.array(ActivationQrCode);
 // The symbols are read back by real outside tools; only the tests that do so need them.
 const hasZbar = requireTool("zbarimg", "zbar-tools");
 const hasChromium = requireTool("chromium", "chromium");
-
-/**
- * Reads the symbol back with a real decoder: zbarimg from Debian's zbar-tools
- * (`apt-get install -y zbar-tools`).
- */
-function decodeQr(png: Uint8Array): string {
-  const dir = mkdtempSync(join(tmpdir(), "bookdist-qr-"));
-  try {
-    const file = join(dir, "symbol.png");
-    writeFileSync(file, png);
-    const result = Bun.spawnSync(["zbarimg", "--raw", "-q", file], { stdout: "pipe", stderr: "pipe" });
-    if (result.exitCode !== 0) throw new Error(`zbarimg found no symbol (exit ${result.exitCode})`);
-    return result.stdout.toString().trim();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Rasterises an SVG document the way a browser shows it: headless Chromium (Debian's chromium)
- * screenshots it at `width` × `height` CSS pixels, scale factor 1.
- */
-function renderSvg(svg: string, width: number, height: number): Uint8Array {
-  const dir = mkdtempSync(join(tmpdir(), "bookdist-svg-"));
-  try {
-    writeFileSync(join(dir, "symbol.svg"), svg);
-    const result = Bun.spawnSync(
-      [
-        "chromium",
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--hide-scrollbars",
-        "--force-device-scale-factor=1",
-        `--user-data-dir=${join(dir, "profile")}`,
-        `--window-size=${width},${height}`,
-        `--screenshot=${join(dir, "symbol.png")}`,
-        `file://${join(dir, "symbol.svg")}`,
-      ],
-      { stdout: "pipe", stderr: "pipe", timeout: 60_000 },
-    );
-    if (result.exitCode !== 0) throw new Error(`chromium could not render the SVG (exit ${result.exitCode})`);
-    return new Uint8Array(readFileSync(join(dir, "symbol.png")));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** The dark/light pixels of an 8-bit grey, RGB or RGBA PNG (enough for what qrcode writes). */
-function pngPixels(png: Uint8Array): { width: number; height: number; dark(x: number, y: number): boolean } {
-  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  const { width, height } = pngSize(png);
-  const channels = { 0: 1, 2: 3, 6: 4 }[png[25]!]!;
-  expect(png[24]).toBe(8);
-  const idat: Uint8Array[] = [];
-  for (let offset = 8; offset < png.length; ) {
-    const length = view.getUint32(offset);
-    const type = new TextDecoder().decode(png.slice(offset + 4, offset + 8));
-    if (type === "IDAT") idat.push(png.slice(offset + 8, offset + 8 + length));
-    offset += 12 + length;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  const pixels = new Uint8Array(stride * height);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)]!;
-    for (let i = 0; i < stride; i++) {
-      const x = raw[y * (stride + 1) + 1 + i]!;
-      const a = i >= channels ? pixels[y * stride + i - channels]! : 0;
-      const b = y > 0 ? pixels[(y - 1) * stride + i]! : 0;
-      const c = i >= channels && y > 0 ? pixels[(y - 1) * stride + i - channels]! : 0;
-      const paeth = () => {
-        const p = a + b - c;
-        const [pa, pb, pc] = [Math.abs(p - a), Math.abs(p - b), Math.abs(p - c)];
-        return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      };
-      const predictor = [0, a, b, (a + b) >> 1, filter === 4 ? paeth() : 0][filter]!;
-      pixels[y * stride + i] = (x + predictor) & 0xff;
-    }
-  }
-  return { width, height, dark: (x, y) => pixels[y * stride + x * channels]! < 128 };
-}
-
-/** Width and height from the PNG's IHDR chunk. */
-function pngSize(png: Uint8Array): { width: number; height: number } {
-  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  expect([...png.slice(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return { width: view.getUint32(16), height: view.getUint32(20) };
-}
 
 describe("activation QR codes", () => {
   let t: TestApp;
@@ -126,7 +35,7 @@ describe("activation QR codes", () => {
   const create = async (json: Record<string, unknown>) => {
     const response = await t.call("POST", "/activation-qr-code", { token: admin.token, json });
     expect(response.status).toBe(201);
-    return ActivationQrCode.parse(await bodyOf(response));
+    return await bodyAs(response, ActivationQrCode);
   };
 
   test("create answers 201 and Location with a server-made code and the defaults", async () => {
@@ -135,7 +44,7 @@ describe("activation QR codes", () => {
       json: { bookId, label: "  Review copy  ", code: "AAAA-AAAA-AAAA-AAAA" },
     });
     expect(response.status).toBe(201);
-    const qr = ActivationQrCode.parse(await bodyOf(response));
+    const qr = await bodyAs(response, ActivationQrCode);
     expect(response.headers.get("location")).toBe(`/activation-qr-code/${qr.id}`);
     expect(qr).toMatchObject({
       bookId,
@@ -150,7 +59,7 @@ describe("activation QR codes", () => {
     expect(isCanonicalActivationCode(qr.code)).toBe(true);
     expect(qr.code).not.toBe("AAAA-AAAA-AAAA-AAAA");
     const fetched = await t.call("GET", `/activation-qr-code/${qr.id}`, { token: admin.token });
-    expect(ActivationQrCode.parse(await bodyOf(fetched))).toEqual(qr);
+    expect(await bodyAs(fetched, ActivationQrCode)).toEqual(qr);
     const disabled = await create({ bookId, enabled: false, maxActivations: 1_000_000 });
     expect(disabled).toMatchObject({ enabled: false, maxActivations: 1_000_000, label: null });
   });
@@ -167,10 +76,8 @@ describe("activation QR codes", () => {
     ];
     for (const [json, field] of cases) {
       const response = await t.call("POST", "/activation-qr-code", { token: admin.token, json });
-      expect(response.status).toBe(400);
-      const body = await bodyOf(response);
-      expect(body.code).toBe("VALIDATION_FAILED");
-      expect(body.errors.map((e: { path: string }) => e.path)).toContain(field);
+      const body = await expectProblem(response, 400, "VALIDATION_FAILED");
+      expect(body.errors!.map((e: { path: string }) => e.path)).toContain(field);
     }
     const notObject = await t.call("POST", "/activation-qr-code", { token: admin.token, json: [1] });
     expect((await bodyOf(notObject)).code).toBe("INVALID_DEFINITION");
@@ -179,8 +86,7 @@ describe("activation QR codes", () => {
   test("get: bad id → 400, unknown → 404", async () => {
     expect((await t.call("GET", "/activation-qr-code/abc", { token: admin.token })).status).toBe(400);
     const missing = await t.call("GET", "/activation-qr-code/424242", { token: admin.token });
-    expect(missing.status).toBe(404);
-    expect((await bodyOf(missing)).code).toBe("NOT_FOUND");
+    await expectProblem(missing, 404, "NOT_FOUND");
   });
 
   test("en-disable switches the code and answers it", async () => {
@@ -191,20 +97,19 @@ describe("activation QR codes", () => {
       json: { enabled: false },
     });
     expect(off.status).toBe(200);
-    const disabled = ActivationQrCode.parse(await bodyOf(off));
+    const disabled = await bodyAs(off, ActivationQrCode);
     expect(disabled.enabled).toBe(false);
     expect(disabled.updatedAt).not.toBe(qr.updatedAt);
     const on = await t.call("POST", `/activation-qr-code/${qr.id}/en-disable`, {
       token: admin.token,
       json: { enabled: true },
     });
-    expect(ActivationQrCode.parse(await bodyOf(on)).enabled).toBe(true);
+    expect((await bodyAs(on, ActivationQrCode)).enabled).toBe(true);
     const bad = await t.call("POST", `/activation-qr-code/${qr.id}/en-disable`, {
       token: admin.token,
       json: {},
     });
-    expect(bad.status).toBe(400);
-    expect((await bodyOf(bad)).code).toBe("VALIDATION_FAILED");
+    await expectProblem(bad, 400, "VALIDATION_FAILED");
     const missing = await t.call("POST", "/activation-qr-code/424242/en-disable", {
       token: admin.token,
       json: { enabled: false },
@@ -224,7 +129,7 @@ describe("activation QR codes", () => {
       },
     });
     expect(response.status).toBe(201);
-    const codes = QrCodes.parse(await bodyOf(response));
+    const codes = await bodyAs(response, QrCodes);
     expect(codes).toHaveLength(10_000);
     expect(new Set(codes.map((qr) => qr.code)).size).toBe(10_000);
     expect(codes.every((qr) => isCanonicalActivationCode(qr.code))).toBe(true);
@@ -285,10 +190,8 @@ describe("activation QR codes", () => {
       [{ bookId: 987654, quantity: 2 }, "bookId"],
     ] as const) {
       const response = await t.call("POST", "/activation-qr-code/batch", { token: admin.token, json });
-      expect(response.status).toBe(400);
-      const body = await bodyOf(response);
-      expect(body.code).toBe("VALIDATION_FAILED");
-      expect(body.errors.map((e: { path: string }) => e.path)).toContain(field);
+      const body = await expectProblem(response, 400, "VALIDATION_FAILED");
+      expect(body.errors!.map((e: { path: string }) => e.path)).toContain(field);
     }
   });
 
@@ -320,8 +223,7 @@ describe("activation QR codes", () => {
       token: admin.token,
       json: { bookId: book.id, quantity: 1000 },
     });
-    expect(response.status).toBe(500);
-    expect((await bodyOf(response)).code).toBe("INTERNAL_ERROR");
+    await expectProblem(response, 500, "INTERNAL_ERROR");
     const count = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/count`, { token: admin.token });
     expect(await count.text()).toBe("0");
     // Nor a batch record.
@@ -334,7 +236,7 @@ describe("activation QR codes", () => {
       json: { bookId: book.id, quantity: 600 },
     });
     expect(small.status).toBe(201);
-    expect(QrCodes.parse(await bodyOf(small))).toHaveLength(600);
+    expect(await bodyAs(small, QrCodes)).toHaveLength(600);
     const made = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches`, { token: admin.token });
     expect((await bodyOf(made)).map((batch: { codes: number }) => batch.codes)).toEqual([600]);
   });
@@ -351,7 +253,7 @@ describe("activation QR codes", () => {
     const ofBook = await t.call("GET", `/activation-qr-code/ofbook/${book.id}`, { token: admin.token });
     expect(ofBook.status).toBe(200);
     expect(ofBook.headers.get("x-total-count")).toBe("3");
-    expect(QrCodes.parse(await bodyOf(ofBook)).map((qr) => qr.id)).toEqual(made.map((qr) => qr.id));
+    expect((await bodyAs(ofBook, QrCodes)).map((qr) => qr.id)).toEqual(made.map((qr) => qr.id));
 
     const sorted = await t.call(
       "GET",
@@ -360,7 +262,7 @@ describe("activation QR codes", () => {
         token: admin.token,
       },
     );
-    expect(QrCodes.parse(await bodyOf(sorted)).map((qr) => qr.id)).toEqual([
+    expect((await bodyAs(sorted, QrCodes)).map((qr) => qr.id)).toEqual([
       made[1]!.id,
       made[2]!.id,
       made[0]!.id,
@@ -380,7 +282,7 @@ describe("activation QR codes", () => {
     const all = await t.call("GET", "/activation-qr-code?size=5&sort=bookId,desc", { token: admin.token });
     expect(all.status).toBe(200);
     const total = Number(all.headers.get("x-total-count"));
-    expect(QrCodes.parse(await bodyOf(all))).toHaveLength(5);
+    expect(await bodyAs(all, QrCodes)).toHaveLength(5);
     const count = await t.call("GET", "/activation-qr-code/count", { token: admin.token });
     expect(count.headers.get("content-type")).toBe("text/plain;charset=UTF-8");
     expect(Number(await count.text())).toBe(total);
@@ -388,13 +290,11 @@ describe("activation QR codes", () => {
 
     for (const query of ["?sort=code", "?sort=id,up"]) {
       const response = await t.call("GET", `/activation-qr-code${query}`, { token: admin.token });
-      expect(response.status).toBe(400);
-      expect((await bodyOf(response)).code).toBe("VALIDATION_FAILED");
+      await expectProblem(response, 400, "VALIDATION_FAILED");
     }
     for (const path of ["/activation-qr-code/ofbook/424242", "/activation-qr-code/ofbook/424242/count"]) {
       const response = await t.call("GET", path, { token: admin.token });
-      expect(response.status).toBe(404);
-      expect((await bodyOf(response)).code).toBe("NOT_FOUND");
+      await expectProblem(response, 404, "NOT_FOUND");
     }
   });
 
@@ -422,7 +322,7 @@ describe("activation QR codes", () => {
       token: admin.token,
     });
     expect(response.status).toBe(200);
-    const body = NullActivations.parse(await bodyOf(response));
+    const body = await bodyAs(response, NullActivations);
     expect(body.bookId).toBe(book.id);
     expect(body.count).toBe(1);
     expect(body.qrCodes.map((qr) => qr.id)).toEqual([unused!.id]);
@@ -469,7 +369,7 @@ describe("activation QR codes", () => {
       const response = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/null-activations`, {
         token: admin.token,
       });
-      return NullActivations.parse(await bodyOf(response));
+      return await bodyAs(response, NullActivations);
     };
     expect((await unused()).count).toBe(2);
     const redeemed = await t.call("POST", "/activation/by-qr-code", {
@@ -543,8 +443,7 @@ describe("activation QR codes", () => {
         const bad = await t.call("GET", `/activation-qr-code/${qr.id}/qr?size=${size}`, {
           token: admin.token,
         });
-        expect(bad.status).toBe(400);
-        expect((await bodyOf(bad)).code).toBe("VALIDATION_FAILED");
+        await expectProblem(bad, 400, "VALIDATION_FAILED");
       }
       expect((await t.call("GET", "/activation-qr-code/424242/qr", { token: admin.token })).status).toBe(404);
     },
@@ -614,7 +513,7 @@ describe("activation QR codes", () => {
           token: otherAdmin.token,
           json: { bookId: book.id },
         });
-        const qr = ActivationQrCode.parse(await bodyOf(created));
+        const qr = await bodyAs(created, ActivationQrCode);
         const response = await other.call("GET", `/activation-qr-code/${qr.id}/qr?size=400`, {
           token: otherAdmin.token,
         });

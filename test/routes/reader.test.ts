@@ -6,6 +6,7 @@ import { Activation } from "../../src/routes/activations/activations.schemas";
 import { Book } from "../../src/routes/books/books.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
 import { BookWithVersionAndActivation, MyBook } from "../../src/routes/reader/reader.schemas";
+import { bodyAs, expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 const MyBooks = z.array(MyBook);
@@ -17,7 +18,7 @@ function fixtures(t: TestApp, admin: Caller) {
   return {
     async book(title: string): Promise<number> {
       const response = await t.call("POST", "/book", { token: admin.token, json: { title } });
-      return Book.parse(await bodyOf(response)).id;
+      return (await bodyAs(response, Book)).id;
     },
     /** A version; with an archive when `archived` (the blob row written directly: uploads are not what this tests). */
     async version(bookId: number, versionCode: number, archived: boolean): Promise<number> {
@@ -44,7 +45,7 @@ function fixtures(t: TestApp, admin: Caller) {
         json: { bookId, userUuid: user.uuid },
       });
       expect(response.status).toBe(201);
-      return Activation.parse(await bodyOf(response));
+      return await bodyAs(response, Activation);
     },
   };
 }
@@ -79,7 +80,7 @@ describe("the reader's views", () => {
   test("my-books: the caller's books with their newest version, newest activation first", async () => {
     const response = await t.call("GET", "/book/my-books", { token: reader.token });
     expect(response.status).toBe(200);
-    const mine = MyBooks.parse(await bodyOf(response));
+    const mine = await bodyAs(response, MyBooks);
     expect(response.headers.get("x-total-count")).toBe("2");
     expect(mine.map((item) => item.book.title)).toEqual(["Apple", "Zebra"]);
     expect(mine[0]!.newestVersion).toBeNull();
@@ -87,15 +88,15 @@ describe("the reader's views", () => {
     expect(mine[1]!.activatedAt).toBe("2026-11-21T10:00:00.000Z");
     expect(mine[0]!.activatedAt).toBe("2026-11-21T10:01:00.000Z");
     const activation = await t.call("GET", `/activation/${mine[0]!.activationId}`, { token: reader.token });
-    expect(Activation.parse(await bodyOf(activation)).bookId).toBe(books.apple);
+    expect((await bodyAs(activation, Activation)).bookId).toBe(books.apple);
 
     const empty = await t.call("GET", "/book/my-books", { token: (await t.user()).token });
-    expect(MyBooks.parse(await bodyOf(empty))).toEqual([]);
+    expect(await bodyAs(empty, MyBooks)).toEqual([]);
   });
 
   test("my-books: sort by title or activatedAt; paging; HAL rel myBooks", async () => {
     const titles = async (query: string) =>
-      MyBooks.parse(await bodyOf(await t.call("GET", `/book/my-books${query}`, { token: reader.token }))).map(
+      (await bodyAs(await t.call("GET", `/book/my-books${query}`, { token: reader.token }), MyBooks)).map(
         (item) => item.book.title,
       );
     expect(await titles("?sort=title")).toEqual(["Apple", "Zebra"]);
@@ -103,8 +104,7 @@ describe("the reader's views", () => {
     expect(await titles("?sort=activatedAt")).toEqual(["Zebra", "Apple"]);
     expect(await titles("?page=1&size=1")).toEqual(["Zebra"]);
     const bad = await t.call("GET", "/book/my-books?sort=id", { token: reader.token });
-    expect(bad.status).toBe(400);
-    expect((await bodyOf(bad)).code).toBe("VALIDATION_FAILED");
+    await expectProblem(bad, 400, "VALIDATION_FAILED");
 
     const hal = await t.call("GET", "/book/my-books?page=0&size=1", {
       token: reader.token,
@@ -122,7 +122,7 @@ describe("the reader's views", () => {
       token: reader.token,
     });
     expect(response.status).toBe(200);
-    const all = BooksWithVersionAndActivation.parse(await bodyOf(response));
+    const all = await bodyAs(response, BooksWithVersionAndActivation);
     expect(response.headers.get("x-total-count")).toBe("3");
     const byTitle = Object.fromEntries(all.map((item) => [item.book.title, item]));
     expect(all.map((item) => item.book.id)).toEqual([books.zebra, books.apple, books.mango]);
@@ -141,7 +141,7 @@ describe("the reader's views", () => {
         token: other.token,
       },
     );
-    const page = BooksWithVersionAndActivation.parse(await bodyOf(paged));
+    const page = await bodyAs(paged, BooksWithVersionAndActivation);
     expect(page.map((item) => [item.book.title, item.activation?.userUuid ?? null])).toEqual([
       ["Zebra", null],
     ]);
@@ -149,7 +149,7 @@ describe("the reader's views", () => {
     const sorted = await t.call("GET", "/book/all-books-with-version-and-activation?sort=title", {
       token: other.token,
     });
-    const sortedItems = BooksWithVersionAndActivation.parse(await bodyOf(sorted));
+    const sortedItems = await bodyAs(sorted, BooksWithVersionAndActivation);
     expect(sortedItems.map((item) => item.book.title)).toEqual(["Apple", "Mango", "Zebra"]);
     expect(sortedItems[1]!.activation?.userUuid).toBe(other.uuid);
     expect(sortedItems[1]!.newestVersion?.versionCode).toBe(7);
@@ -160,7 +160,7 @@ describe("the reader's views", () => {
       token: reader.token,
     });
     expect(held.status).toBe(200);
-    const item = BookWithVersionAndActivation.parse(await bodyOf(held));
+    const item = await bodyAs(held, BookWithVersionAndActivation);
     expect(item.book.title).toBe("Zebra");
     expect(item.newestVersion?.versionCode).toBe(2);
     expect(item.activation?.userUuid).toBe(reader.uuid);
@@ -172,8 +172,7 @@ describe("the reader's views", () => {
     expect(BookWithVersionAndActivation.parse(body).activation).toBeNull();
     expect(body._links.self.href).toBe(`/book/${books.mango}/with-version-and-activation`);
     const missing = await t.call("GET", "/book/424242/with-version-and-activation", { token: reader.token });
-    expect(missing.status).toBe(404);
-    expect((await bodyOf(missing)).code).toBe("NOT_FOUND");
+    await expectProblem(missing, 404, "NOT_FOUND");
     expect((await t.call("GET", "/book/x/with-version-and-activation", { token: reader.token })).status).toBe(
       400,
     );
@@ -182,7 +181,7 @@ describe("the reader's views", () => {
   test("{id}/activations and its count, for admins; 404 for a missing book", async () => {
     const response = await t.call("GET", `/book/${books.zebra}/activations`, { token: admin.token });
     expect(response.status).toBe(200);
-    const list = z.array(Activation).parse(await bodyOf(response));
+    const list = await bodyAs(response, z.array(Activation));
     expect(list.map((a) => a.userUuid)).toEqual([reader.uuid]);
     expect(response.headers.get("x-total-count")).toBe("1");
     const count = await t.call("GET", `/book/${books.zebra}/activations/count`, { token: admin.token });
@@ -195,8 +194,7 @@ describe("the reader's views", () => {
     expect(z.array(Activation).parse((await bodyOf(hal))._embedded.activations)).toHaveLength(1);
     for (const path of ["/book/424242/activations", "/book/424242/activations/count"]) {
       const missing = await t.call("GET", path, { token: admin.token });
-      expect(missing.status).toBe(404);
-      expect((await bodyOf(missing)).code).toBe("NOT_FOUND");
+      await expectProblem(missing, 404, "NOT_FOUND");
     }
     const forbidden = await t.call("GET", `/book/${books.zebra}/activations`, { token: reader.token });
     expect(forbidden.status).toBe(403);
@@ -208,20 +206,19 @@ describe("the reader's views", () => {
       token: admin.token,
       json: { bookId: book },
     });
-    const qr = ActivationQrCode.parse(await bodyOf(created));
+    const qr = await bodyAs(created, ActivationQrCode);
     const redeemed = await t.call("POST", "/activation/by-qr-code", {
       token: other.token,
       json: { code: qr.code },
     });
-    const activation = Activation.parse(await bodyOf(redeemed));
+    const activation = await bodyAs(redeemed, Activation);
     const refused = await t.call("DELETE", `/book/${book}`, { token: admin.token });
-    expect(refused.status).toBe(409);
-    expect((await bodyOf(refused)).code).toBe("CONFLICT");
+    await expectProblem(refused, 409, "CONFLICT");
 
     expect((await t.call("DELETE", `/activation/${activation.id}`, { token: admin.token })).status).toBe(200);
     const deleted = await t.call("DELETE", `/book/${book}`, { token: admin.token });
     expect(deleted.status).toBe(200);
-    expect(Book.parse(await bodyOf(deleted)).id).toBe(book);
+    expect((await bodyAs(deleted, Book)).id).toBe(book);
     const gone = await t.call("GET", `/activation-qr-code/${qr.id}`, { token: admin.token });
     expect(gone.status).toBe(404);
     const again = await t.call("POST", "/activation/by-qr-code", {

@@ -10,6 +10,7 @@ import { AppError } from "../../src/lib/problems";
 import { grantAdmin, revokeAdmin } from "../../src/services/admin-grants";
 import type { StoreDirectory } from "../../src/store/directory";
 import { EmbeddedStore } from "../../src/store/embedded";
+import { expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
 
 const MINUTE = 60_000;
@@ -35,7 +36,7 @@ describe("live roles and account state, two instances on one database", () => {
   beforeAll(async () => {
     t = await createTestApp({
       store: (deps) => {
-        store = new FlakyStore(deps.db, deps.clock);
+        store = new FlakyStore(deps.db, deps.clock, deps.config.passwordHashCost);
         return store;
       },
     });
@@ -83,8 +84,7 @@ describe("live roles and account state, two instances on one database", () => {
 
     await revokeAdmin(t.deps, user.email);
     const response = await onOther(ADMIN_ONLY, bearer(token));
-    expect(response.status).toBe(403);
-    expect((await bodyOf(response)).code).toBe("FORBIDDEN");
+    await expectProblem(response, 403, "FORBIDDEN");
     // The roles claim still says admin; it grants nothing.
     const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString());
     expect(claims.roles).toEqual(["user", "admin"]);
@@ -117,8 +117,7 @@ describe("live roles and account state, two instances on one database", () => {
     await t.deps.db.orm.delete(storeUser).where(eq(storeUser.id, id));
     t.clock.advance(MINUTE);
     const response = await onOther("/book", bearer(token));
-    expect(response.status).toBe(401);
-    expect((await bodyOf(response)).code).toBe("AUTHENTICATION_FAILED");
+    await expectProblem(response, 401, "AUTHENTICATION_FAILED");
     // The session is gone for good, on every instance.
     expect((await t.call("GET", "/book", { token })).status).toBe(401);
   });
@@ -129,12 +128,11 @@ describe("live roles and account state, two instances on one database", () => {
     const { storeUser } = t.deps.db.tables;
     await t.deps.db.orm
       .update(storeUser)
-      .set({ userPass: await hashPassword("a brand new password") })
+      .set({ userPass: await hashPassword("a brand new password", t.config.passwordHashCost) })
       .where(eq(storeUser.userEmail, user.email));
     t.clock.advance(MINUTE);
     const response = await onOther("/book", bearer(token));
-    expect(response.status).toBe(401);
-    expect((await bodyOf(response)).code).toBe("AUTHENTICATION_FAILED");
+    await expectProblem(response, 401, "AUTHENTICATION_FAILED");
     const again = await t.call("POST", "/authentication/login", {
       json: { email: user.email, password: "a brand new password" },
     });

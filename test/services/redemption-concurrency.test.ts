@@ -8,6 +8,7 @@ import { insertSession } from "../../src/repositories/sessions";
 import { Activation } from "../../src/routes/activations/activations.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
 import { testDialect } from "../helpers/databases";
+import { bodyAs } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 
 const PARALLEL = 60;
@@ -61,7 +62,7 @@ describe(`concurrent redemptions (${testDialect})`, () => {
       token: adminToken,
       json: { bookId: book.id, maxActivations },
     });
-    const qr = ActivationQrCode.parse(await bodyOf(created));
+    const qr = await bodyAs(created, ActivationQrCode);
     return { bookId: book.id as number, qr };
   };
 
@@ -76,7 +77,7 @@ describe(`concurrent redemptions (${testDialect})`, () => {
 
   const activationCountOf = async (qrId: number) => {
     const response = await t.call("GET", `/activation-qr-code/${qrId}`, { token: adminToken });
-    return ActivationQrCode.parse(await bodyOf(response)).activationCount;
+    return (await bodyAs(response, ActivationQrCode)).activationCount;
   };
 
   for (const k of [1, 5]) {
@@ -114,7 +115,7 @@ describe(`concurrent redemptions (${testDialect})`, () => {
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);
     expect(statuses.filter((status) => status === 200)).toHaveLength(19);
     const activations = await Promise.all(
-      responses.map(async (response) => Activation.parse(await bodyOf(response))),
+      responses.map(async (response) => await bodyAs(response, Activation)),
     );
     expect(new Set(activations.map((a) => a.id)).size).toBe(1);
     expect(await activationsOf(bookId)).toBe(1);
@@ -146,7 +147,7 @@ describe(`concurrent redemptions (${testDialect})`, () => {
         token: holder.token,
         json: { code: qr.code },
       });
-      held.push(Activation.parse(await bodyOf(response)));
+      held.push(await bodyAs(response, Activation));
     }
     const [redemptions, deletions] = await Promise.all([
       Promise.all(

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { asc, eq, sql } from "drizzle-orm";
 import mysql, { type RowDataPacket } from "mysql2/promise";
 import type { Database } from "#db";
-import { verifyPassword } from "../../src/auth/passwords";
+import { PASSWORD_HASH_COST, verifyPassword } from "../../src/auth/passwords";
 import { type Clock, fixedClock } from "../../src/lib/clock";
 import { AppError } from "../../src/lib/problems";
 import type { StoreDirectory, StoreUser } from "../../src/store/directory";
@@ -371,7 +371,7 @@ describeStoreContract("embedded", async (clock) => {
   const db = database.handle.db;
   const { storeUser, storeUsermeta } = db.tables;
   return {
-    store: new EmbeddedStore(db, clock),
+    store: new EmbeddedStore(db, clock, PASSWORD_HASH_COST),
     serviceDb: db,
     prefix: "wp_",
     async usersWithEmail(email) {
@@ -437,6 +437,7 @@ async function makeWordPressHarness(
     uuidMetaKey: UUID_KEY,
     db: database.handle.db,
     clock,
+    passwordHashCost: PASSWORD_HASH_COST,
   });
   return {
     wp,
@@ -690,6 +691,7 @@ if (storeServerUrl) {
         uuidMetaKey: UUID_KEY,
         db: h.serviceDb,
         clock,
+        passwordHashCost: PASSWORD_HASH_COST,
       });
       try {
         const error = await appErrorOf(store.authenticate("jane.doe", 'it\'s "quoted"'));
@@ -715,7 +717,14 @@ if (storeServerUrl) {
       for (const tablePrefix of ["wp_; DROP TABLE wp_users; --", "wp-", "`wp`", ""]) {
         expect(
           () =>
-            new WordPressStore({ url: h.wp.url, tablePrefix, uuidMetaKey: UUID_KEY, db: h.serviceDb, clock }),
+            new WordPressStore({
+              url: h.wp.url,
+              tablePrefix,
+              uuidMetaKey: UUID_KEY,
+              db: h.serviceDb,
+              clock,
+              passwordHashCost: PASSWORD_HASH_COST,
+            }),
         ).toThrow("letters, digits and underscores");
       }
     });
@@ -772,6 +781,7 @@ describe("WordPress store that cannot be reached", () => {
       uuidMetaKey: UUID_KEY,
       db: database.handle.db,
       clock,
+      passwordHashCost: PASSWORD_HASH_COST,
     });
     opened.push(store);
     return store;

@@ -5,6 +5,7 @@
 // store: test/store/wordpress-server.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import { PASSWORD_HASH_COST } from "../../src/auth/passwords";
 import { hashSchemesOf } from "../../src/store/embedded";
 import { createTestApp, type TestApp } from "../helpers/test-app";
 
@@ -33,7 +34,8 @@ describe("wrong logins on the embedded store", () => {
 
   beforeAll(async () => {
     // The throttle stays out of the way: these are many wrong logins from one address on purpose.
-    t = await createTestApp({ env: { THROTTLE: "off" } });
+    // Registrations hash at the production cost, so the bcrypt user is of the dearest scheme.
+    t = await createTestApp({ env: { THROTTLE: "off" }, passwordHashCost: PASSWORD_HASH_COST });
     bcryptUser = (await t.user()).email;
     phpassUser = (await t.user()).email;
     // Most of the store is phpass, so a dummy of the majority scheme would be the cheap one.
@@ -77,7 +79,8 @@ describe("wrong logins on the embedded store", () => {
 describe("the embedded store's hash schemes", () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    // Registrations write what production writes: $wp$2y$10.
+    t = await createTestApp({ passwordHashCost: PASSWORD_HASH_COST });
   });
   afterAll(() => t?.close());
 

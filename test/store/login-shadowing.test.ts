@@ -6,7 +6,8 @@ import { eq } from "drizzle-orm";
 import { Session } from "../../src/routes/authentication/authentication.schemas";
 import { openStore } from "../../src/store/open-store";
 import { testDialect } from "../helpers/databases";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { bodyAs } from "../helpers/responses";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 import { createWordPressDatabase, storeServerUrl, type WordPressDatabase } from "../helpers/wordpress";
 
 const VICTIM_PASSWORD = "victim's own passphrase";
@@ -30,16 +31,16 @@ function shadowingCases(name: string, appOf: () => TestApp) {
         lastName: rest.join("."),
       });
       expect(attacker.status).toBe(201);
-      const attackerSession = Session.parse(await bodyOf(attacker));
+      const attackerSession = await bodyAs(attacker, Session);
       expect(attackerSession.user.login).not.toContain("@");
 
       const victim = await register({ email: victimEmail, password: VICTIM_PASSWORD });
       expect(victim.status).toBe(201);
-      const victimUuid = Session.parse(await bodyOf(victim)).user.uuid;
+      const victimUuid = (await bodyAs(victim, Session)).user.uuid;
 
       const asVictim = await login(victimEmail, VICTIM_PASSWORD);
       expect(asVictim.status).toBe(200);
-      expect(Session.parse(await bodyOf(asVictim)).user.uuid).toBe(victimUuid);
+      expect((await bodyAs(asVictim, Session)).user.uuid).toBe(victimUuid);
       expect((await login(victimEmail, ATTACKER_PASSWORD)).status).toBe(401);
     });
 
@@ -47,7 +48,7 @@ function shadowingCases(name: string, appOf: () => TestApp) {
       const victimEmail = `early-${crypto.randomUUID().slice(0, 8)}@example.com`;
       const victim = await register({ email: victimEmail, password: VICTIM_PASSWORD });
       expect(victim.status).toBe(201);
-      const victimUuid = Session.parse(await bodyOf(victim)).user.uuid;
+      const victimUuid = (await bodyAs(victim, Session)).user.uuid;
       const [local, domain] = victimEmail.split("@") as [string, string];
       const dot = domain.indexOf(".");
       const attacker = await register({
@@ -60,7 +61,7 @@ function shadowingCases(name: string, appOf: () => TestApp) {
 
       const asVictim = await login(victimEmail, VICTIM_PASSWORD);
       expect(asVictim.status).toBe(200);
-      expect(Session.parse(await bodyOf(asVictim)).user.uuid).toBe(victimUuid);
+      expect((await bodyAs(asVictim, Session)).user.uuid).toBe(victimUuid);
       expect((await login(victimEmail, ATTACKER_PASSWORD)).status).toBe(401);
     });
   });
@@ -79,7 +80,7 @@ describe(`login shadowing, embedded store (${testDialect})`, () => {
     const response = await t.call("POST", "/authentication/register", {
       json: { email: `other-${crypto.randomUUID().slice(0, 8)}@evil.test`, password: "other passphrase 1" },
     });
-    const other = Session.parse(await bodyOf(response));
+    const other = await bodyAs(response, Session);
     // Old data (or an operator's edit): the other user's login is the victim's e-mail.
     const { db } = t.deps;
     const { storeUser } = db.tables;
@@ -91,7 +92,7 @@ describe(`login shadowing, embedded store (${testDialect})`, () => {
       json: { email: victim.email.toUpperCase(), password: "correct horse battery staple" },
     });
     expect(asVictim.status).toBe(200);
-    expect(Session.parse(await bodyOf(asVictim)).user.uuid).toBe(victim.uuid);
+    expect((await bodyAs(asVictim, Session)).user.uuid).toBe(victim.uuid);
     const asOther = await t.call("POST", "/authentication/login", {
       json: { email: victim.email, password: "other passphrase 1" },
     });
@@ -129,7 +130,7 @@ describe.skipIf(!storeServerUrl)("login shadowing, WordPress store (MariaDB)", (
       json: { email: "Jane.Doe@Example.com", password: `it's "quoted"` },
     });
     expect(asJane.status).toBe(200);
-    expect(Session.parse(await bodyOf(asJane)).user.email).toBe("jane.doe@example.com");
+    expect((await bodyAs(asJane, Session)).user.email).toBe("jane.doe@example.com");
     const asShadow = await t.call("POST", "/authentication/login", {
       json: { email: "jane.doe@example.com", password: "correct horse battery staple" },
     });

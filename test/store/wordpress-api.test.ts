@@ -6,6 +6,7 @@ import { Session } from "../../src/routes/authentication/authentication.schemas"
 import { Health } from "../../src/routes/service/service.schemas";
 import { openStore } from "../../src/store/open-store";
 import { WordPressStore } from "../../src/store/wordpress";
+import { bodyAs } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 import {
   createWordPressDatabase,
@@ -56,7 +57,7 @@ describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
         json: { email: fixture.name, password: fixture.password },
       });
       expect(response.status).toBe(200);
-      const session = Session.parse(await bodyOf(response));
+      const session = await bodyAs(response, Session);
       expect(session.user.roles).toEqual([...fixture.roles]);
 
       const me = await t.call("GET", "/authentication/me", { token: session.token });
@@ -83,7 +84,7 @@ describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
       },
     });
     expect(response.status).toBe(201);
-    const session = Session.parse(await bodyOf(response));
+    const session = await bodyAs(response, Session);
     expect(session.user).toMatchObject({
       login: "new.reader",
       roles: ["user"],
@@ -118,7 +119,7 @@ describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
   test("GET /health is 200 with the store ok", async () => {
     const response = await t.call("GET", "/health");
     expect(response.status).toBe(200);
-    expect(Health.parse(await bodyOf(response))).toEqual({
+    expect(await bodyAs(response, Health)).toEqual({
       status: "ok",
       database: "ok",
       store: "ok",
@@ -157,7 +158,7 @@ describe("the app over a WordPress shop that is down", () => {
   test("GET /health is 503 with the store unavailable", async () => {
     const response = await t.call("GET", "/health");
     expect(response.status).toBe(503);
-    expect(Health.parse(await bodyOf(response))).toEqual({
+    expect(await bodyAs(response, Health)).toEqual({
       status: "unavailable",
       database: "ok",
       store: "unavailable",

@@ -7,6 +7,7 @@ import type { RowDataPacket } from "mysql2/promise";
 import { type App, createApp } from "../../src/app";
 import { grantAdmin, revokeAdmin } from "../../src/services/admin-grants";
 import { openStore } from "../../src/store/open-store";
+import { expectProblem } from "../helpers/responses";
 import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
 import {
   createWordPressDatabase,
@@ -60,8 +61,7 @@ describe.skipIf(!storeServerUrl)("live roles over a WordPress shop, two instance
     );
     t.clock.advance(MINUTE);
     const response = await onOther(ADMIN_ONLY, token);
-    expect(response.status).toBe(403);
-    expect((await bodyOf(response)).code).toBe("FORBIDDEN");
+    await expectProblem(response, 403, "FORBIDDEN");
     expect((await t.call("GET", ADMIN_ONLY, { token })).status).toBe(403);
   });
 
@@ -71,8 +71,7 @@ describe.skipIf(!storeServerUrl)("live roles over a WordPress shop, two instance
     await wp.admin.query("UPDATE wp_users SET user_pass = ? WHERE ID = 2", [OTHER_HASH]);
     t.clock.advance(MINUTE);
     const response = await onOther(ADMIN_ONLY, token);
-    expect(response.status).toBe(401);
-    expect((await bodyOf(response)).code).toBe("AUTHENTICATION_FAILED");
+    await expectProblem(response, 401, "AUTHENTICATION_FAILED");
   });
 
   test("a grant by e-mail, revoked by login: admin, then 403 on the other instance", async () => {
@@ -93,8 +92,7 @@ describe.skipIf(!storeServerUrl)("live roles over a WordPress shop, two instance
     await wp.admin.query("DELETE FROM wp_users WHERE ID = 3");
     t.clock.advance(MINUTE);
     const response = await onOther("/book", token);
-    expect(response.status).toBe(401);
-    expect((await bodyOf(response)).code).toBe("AUTHENTICATION_FAILED");
+    await expectProblem(response, 401, "AUTHENTICATION_FAILED");
   });
 
   test("findUser: an identifier with @ is an e-mail first, then a login; a shop user gets a uuid", async () => {
