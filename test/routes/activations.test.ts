@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
 import type { ErrorCode } from "../../src/lib/problems";
-import { Activation } from "../../src/routes/activations/activations.schemas";
+import {
+  Activation,
+  ActivationList,
+  ActivationResource,
+} from "../../src/routes/activations/activations.schemas";
+import { Book } from "../../src/routes/books/books.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
 import { bodyAs, expectProblem } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 
 const Activations = z.array(Activation);
 type Caller = { token: string; uuid: string };
@@ -13,16 +18,14 @@ type Caller = { token: string; uuid: string };
 async function setUp(t: TestApp) {
   const admin = await t.admin();
   const makeBook = async (title: string) =>
-    (await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title } }))).id as number;
+    (await bodyAs(await t.call("POST", "/book", { token: admin.token, json: { title } }), Book)).id;
   const makeCode = async (json: Record<string, unknown>) => {
     const response = await t.call("POST", "/activation-qr-code", { token: admin.token, json });
     expect(response.status).toBe(201);
     return await bodyAs(response, ActivationQrCode);
   };
   const qrCode = async (id: number) =>
-    ActivationQrCode.parse(
-      await bodyOf(await t.call("GET", `/activation-qr-code/${id}`, { token: admin.token })),
-    );
+    bodyAs(await t.call("GET", `/activation-qr-code/${id}`, { token: admin.token }), ActivationQrCode);
   return { admin, makeBook, makeCode, qrCode };
 }
 
@@ -106,11 +109,12 @@ describe("activations (admin CRUD, owner reads)", () => {
       token: admin.token,
       json: { bookId: 987654, userUuid: stranger },
     });
-    expect(both.status).toBe(400);
-    const paths = (await bodyOf(both)).errors.map((e: { path: string }) => e.path);
+    const problem = await expectProblem(both, 400, "VALIDATION_FAILED");
+    const paths = problem.errors!.map((e) => e.path);
     expect(paths.sort()).toEqual(["bookId", "userUuid"]);
-    const list = Activations.parse(
-      await bodyOf(await t.call("GET", `/activation/ofuser/${stranger}`, { token: admin.token })),
+    const list = await bodyAs(
+      await t.call("GET", `/activation/ofuser/${stranger}`, { token: admin.token }),
+      Activations,
     );
     expect(list).toEqual([]);
     const kept = await t.call("GET", `/activation/${existing.id}`, { token: admin.token });
@@ -134,7 +138,7 @@ describe("activations (admin CRUD, owner reads)", () => {
       token: reader.token,
       headers: { Accept: "application/hal+json" },
     });
-    const body = await bodyOf(hal);
+    const body = await bodyAs(hal, ActivationResource.hal);
     expect(body._links.self.href).toBe(`/activation/${activation.id}`);
     expect(body._links.book.href).toBe(`/book/${bookB}`);
   });
@@ -185,7 +189,7 @@ describe("activations (admin CRUD, owner reads)", () => {
       token: admin.token,
       headers: { Accept: "application/hal+json" },
     });
-    const hal = await bodyOf(paged);
+    const hal = await bodyAs(paged, ActivationList.hal);
     expect(Activations.parse(hal._embedded.activations)).toHaveLength(1);
     expect(hal.page).toEqual({ size: 1, number: 0, totalElements: total, totalPages: total });
     expect(paged.headers.get("link")).toContain('rel="next"');

@@ -2,7 +2,7 @@
 // oracle for the signer), refuse builds that devices could not update to, and the update check
 // (GET /apk/active + conditional downloads) gives a device everything it needs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ActiveApks, Apk } from "../../src/routes/apks/apks.schemas";
+import { ActiveApks, Apk, ApkList } from "../../src/routes/apks/apks.schemas";
 import {
   ApkWorkshop,
   aaptBadging,
@@ -11,7 +11,7 @@ import {
   requireAndroidTools,
 } from "../helpers/android-tools";
 import { bodyAs, expectProblem } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 import { makeZip, multipartFile } from "../helpers/zip";
 
 const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
@@ -46,7 +46,7 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
       json: { kind, versionCode, versionName: `${versionCode}.0` },
     });
     expect(response.status).toBe(201);
-    return (await bodyOf(response)).id as number;
+    return (await bodyAs(response, Apk)).id;
   };
   const upload = (id: number, bytes: Uint8Array, query = "") =>
     t.call("POST", `/apk/${id}/upload${query}`, {
@@ -95,8 +95,7 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
     const id = await create("bookapp", 102);
     const other = await build(102, keyB);
     const refused = await upload(id, other.bytes);
-    expect(refused.status).toBe(409);
-    const problem = await bodyOf(refused);
+    const problem = await expectProblem(refused, 409, "CONFLICT");
     expect(problem.detail).toContain(apksignerSigner(other.path));
     expect(problem.detail).toContain(apksignerSigner(first.path));
     expect((await upload(id, other.bytes, "?allowSignerChange=false")).status).toBe(409);
@@ -105,18 +104,17 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
 
     const allowed = await upload(id, other.bytes, "?allowSignerChange=true");
     expect(allowed.status).toBe(200);
-    expect((await bodyOf(allowed)).signerSha256).toBe(apksignerSigner(other.path));
+    expect((await bodyAs(allowed, Apk)).signerSha256).toBe(apksignerSigner(other.path));
   });
 
   test("another package than the active APK's → 409, unless allowSignerChange=true", async () => {
     const id = await create("bookapp", 103);
     const renamed = await build(103, keyA, OTHER_PACKAGE);
     const refused = await upload(id, renamed.bytes);
-    expect(refused.status).toBe(409);
-    expect((await bodyOf(refused)).detail).toContain(OTHER_PACKAGE);
+    expect((await expectProblem(refused, 409, "CONFLICT")).detail).toContain(OTHER_PACKAGE);
     const allowed = await upload(id, renamed.bytes, "?allowSignerChange=true");
     expect(allowed.status).toBe(200);
-    expect((await bodyOf(allowed)).packageName).toBe(OTHER_PACKAGE);
+    expect((await bodyAs(allowed, Apk)).packageName).toBe(OTHER_PACKAGE);
   });
 
   test("same package and signer is accepted; the launcher is checked against the launcher only", async () => {
@@ -137,12 +135,11 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
 
     const response = await upload(id, unsigned.bytes, "?allowSignerChange=true");
     expect(response.status).toBe(200);
-    expect(await bodyOf(response)).toMatchObject({ signerSha256: null, versionCode: 105 });
+    expect(await bodyAs(response, Apk)).toMatchObject({ signerSha256: null, versionCode: 105 });
 
     // Making it active is the same change.
     const activation = await activate(id, 105);
-    expect(activation.status).toBe(409);
-    expect((await bodyOf(activation)).detail).toContain("unsigned");
+    expect((await expectProblem(activation, 409, "CONFLICT")).detail).toContain("unsigned");
     expect((await record(id)).active).toBe(false);
     expect((await record(firstId)).active).toBe(true);
   });
@@ -150,11 +147,10 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
   test("making an APK of another signer active → 409 unless allowSignerChange=true", async () => {
     // APK 102 holds keyB's build (uploaded with allowSignerChange); the active bookapp is keyA's.
     const otherSigner = (
-      await bodyOf(await t.call("GET", "/apk?sort=versionCode", { token: admin.token }))
-    ).find((apk: { versionCode: number }) => apk.versionCode === 102).id as number;
+      await bodyAs(await t.call("GET", "/apk?sort=versionCode", { token: admin.token }), ApkList.schema)
+    ).find((apk) => apk.versionCode === 102)!.id;
     const refused = await activate(otherSigner, 102);
-    expect(refused.status).toBe(409);
-    expect((await bodyOf(refused)).detail).toContain(apksignerSigner(first.path));
+    expect((await expectProblem(refused, 409, "CONFLICT")).detail).toContain(apksignerSigner(first.path));
     expect((await record(firstId)).active).toBe(true);
     expect((await record(otherSigner)).active).toBe(false);
 
@@ -182,8 +178,7 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
 
   test("the active APK's file cannot be replaced, nor an uploaded APK's versionCode changed", async () => {
     const replaced = await upload(firstId, first.bytes);
-    expect(replaced.status).toBe(409);
-    expect((await bodyOf(replaced)).detail).toContain("active");
+    expect((await expectProblem(replaced, 409, "CONFLICT")).detail).toContain("active");
     const renumbered = await t.call("PUT", `/apk/${firstId}`, {
       token: admin.token,
       json: { kind: "bookapp", versionCode: 999, versionName: "9.9" },
@@ -222,14 +217,14 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
         token,
         json: { kind: "launcher", versionCode: 100, versionName: "1.0" },
       });
-      const id = (await bodyOf(created)).id;
+      const id = (await bodyAs(created, Apk)).id;
       await behindProxy.call("POST", `/apk/${id}/upload`, { token, body: multipartFile(first.bytes) });
       await behindProxy.call("PUT", `/apk/${id}`, {
         token,
         json: { kind: "launcher", versionCode: 100, versionName: "1.0", active: true },
       });
-      const active = await bodyOf(await behindProxy.call("GET", "/apk/active"));
-      expect(active.launcher.downloadUrl).toBe(
+      const active = await bodyAs(await behindProxy.call("GET", "/apk/active"), ActiveApks);
+      expect(active.launcher?.downloadUrl).toBe(
         `https://books.example.com/apk/${id}/download?sha256=${sha256(first.bytes)}`,
       );
     } finally {
@@ -248,28 +243,29 @@ describe.if(hasAndroidTools)("APK metadata and update checks", () => {
     expect((await t.call("HEAD", path, { headers: { "If-None-Match": etag } })).status).toBe(304);
 
     // Activate 104 (same signer, uploaded above): the fixed path now serves other bytes.
-    const next = await bodyOf(await t.call("GET", "/apk?sort=versionCode", { token: admin.token }));
-    const apk104 = (
-      next as Array<{ id: number; versionCode: number; kind: string; file: { sha256: string } }>
-    ).find((apk) => apk.kind === "bookapp" && apk.versionCode === 104)!;
+    const next = await bodyAs(
+      await t.call("GET", "/apk?sort=versionCode", { token: admin.token }),
+      ApkList.schema,
+    );
+    const apk104 = next.find((apk) => apk.kind === "bookapp" && apk.versionCode === 104)!;
     expect((await activate(apk104.id, 104)).status).toBe(200);
     const changed = await t.call("GET", path, { headers: { "If-None-Match": etag } });
     expect(changed.status).toBe(200);
     const newEtag = changed.headers.get("etag");
-    expect(newEtag).toBe(`"${apk104.file.sha256}"`);
+    expect(newEtag).toBe(`"${apk104.file!.sha256}"`);
     expect(newEtag).not.toBe(etag);
-    expect(sha256(new Uint8Array(await changed.arrayBuffer()))).toBe(apk104.file.sha256);
+    expect(sha256(new Uint8Array(await changed.arrayBuffer()))).toBe(apk104.file!.sha256);
     expect((await t.call("GET", path, { headers: { "If-None-Match": newEtag! } })).status).toBe(304);
   });
 
   test("download by id is public only while the APK is active", async () => {
     // 100 was active and is not any more.
     const url = `/apk/${firstId}/download`;
-    expect((await bodyOf(await t.call("GET", url))).code).toBe("UNAUTHORIZED");
+    await expectProblem(await t.call("GET", url), 401, "UNAUTHORIZED");
     expect((await t.call("GET", url, { token: reader.token })).status).toBe(403);
     expect((await t.call("GET", url, { token: admin.token })).status).toBe(200);
-    const active = await bodyOf(await t.call("GET", "/apk/active"));
-    const current = await t.call("GET", active.bookapp.downloadUrl.split("?")[0]);
+    const active = await bodyAs(await t.call("GET", "/apk/active"), ActiveApks);
+    const current = await t.call("GET", active.bookapp!.downloadUrl.split("?")[0]!);
     expect(current.status).toBe(200);
     expect(current.headers.get("cache-control")).toBe("public, no-cache");
     expect(current.headers.get("content-disposition")).toContain('filename="bookapp-104.0.apk"');
@@ -344,7 +340,7 @@ describe.if(hasAndroidTools)("moving an active APK to another kind", () => {
       token: admin.token,
       json: { kind, versionCode, versionName: `${versionCode}.0` },
     });
-    const id = (await bodyOf(created)).id as number;
+    const id = (await bodyAs(created, Apk)).id;
     const built = await workshop.build({ versionCode, signer, schemes: { v1: false } });
     const uploaded = await t.call("POST", `/apk/${id}/upload`, {
       token: admin.token,
@@ -371,8 +367,7 @@ describe.if(hasAndroidTools)("moving an active APK to another kind", () => {
     const bookappA = await activeApk("bookapp", 2, keyA);
 
     const refused = await moveTo(bookappA.id, "launcher", 2);
-    expect(refused.status).toBe(409);
-    const problem = await bodyOf(refused);
+    const problem = await expectProblem(refused, 409, "CONFLICT");
     expect(problem.detail).toContain(bookappA.signer);
     expect(problem.detail).toContain(launcher.signer);
     expect(await record(bookappA.id)).toMatchObject({ kind: "bookapp", active: true });

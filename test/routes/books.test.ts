@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { z } from "zod";
-import { Book } from "../../src/routes/books/books.schemas";
+import { Book, BookList, BookResource } from "../../src/routes/books/books.schemas";
 import { normalizeIsbn } from "../../src/services/isbn";
 import { bodyAs, expectProblem } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 
 describe("books", () => {
   let t: TestApp;
@@ -146,20 +145,15 @@ describe("book lists", () => {
   });
   afterAll(() => t.close());
 
-  const list = async (query: string, headers: Record<string, string> = {}) => {
-    const response = await t.call("GET", `/book${query}`, { token, headers });
-    return { response, body: await bodyOf(response) };
-  };
+  const list = (query: string, headers: Record<string, string> = {}) =>
+    t.call("GET", `/book${query}`, { token, headers });
+  const titlesOf = async (query: string) =>
+    (await bodyAs(await list(query), BookList.schema)).map((book) => book.title);
 
   test("the whole list in id order with X-Total-Count, no Link", async () => {
-    const { response, body } = await list("");
+    const response = await list("");
     expect(response.status).toBe(200);
-    expect(
-      z
-        .array(Book)
-        .parse(body)
-        .map((b) => b.title),
-    ).toEqual(titles);
+    expect((await bodyAs(response, BookList.schema)).map((b) => b.title)).toEqual(titles);
     expect(response.headers.get("x-total-count")).toBe("5");
     expect(response.headers.get("link")).toBeNull();
   });
@@ -171,29 +165,21 @@ describe("book lists", () => {
   });
 
   test("sort by one or several fields, either direction", async () => {
-    expect((await list("?sort=title")).body.map((b: { title: string }) => b.title)).toEqual(
-      [...titles].sort(),
-    );
-    expect((await list("?sort=title,desc")).body.map((b: { title: string }) => b.title)).toEqual(
-      [...titles].sort().reverse(),
-    );
-    const multi = (await list("?sort=author,asc&sort=title,DESC")).body.map(
-      (b: { title: string }) => b.title,
-    );
+    expect(await titlesOf("?sort=title")).toEqual([...titles].sort());
+    expect(await titlesOf("?sort=title,desc")).toEqual([...titles].sort().reverse());
+    const multi = await titlesOf("?sort=author,asc&sort=title,DESC");
     expect(multi).toEqual(["Beloved", "Atonement", "Emma", "Dracula", "Carrie"]);
   });
 
   test("unknown sort field or direction → 400", async () => {
     for (const query of ["?sort=isbn", "?sort=title,sideways", "?sort=title&sort=nope"]) {
-      const { response, body } = await list(query);
-      expect(response.status).toBe(400);
-      expect(body.code).toBe("VALIDATION_FAILED");
+      await expectProblem(await list(query), 400, "VALIDATION_FAILED");
     }
   });
 
   test("paging slices and links first/prev/next/last", async () => {
-    const { response, body } = await list("?page=1&size=2");
-    expect(body.map((b: { title: string }) => b.title)).toEqual(["Dracula", "Atonement"]);
+    const response = await list("?page=1&size=2");
+    expect((await bodyAs(response, BookList.schema)).map((b) => b.title)).toEqual(["Dracula", "Atonement"]);
     expect(response.headers.get("x-total-count")).toBe("5");
     const link = response.headers.get("link") ?? "";
     const rels = Object.fromEntries(
@@ -205,26 +191,28 @@ describe("book lists", () => {
     expect(rels).toEqual({ first: "0", prev: "0", next: "2", last: "2" });
     expect(link).toStartWith("</book?");
     for (const query of ["?size=0", "?size=1001", "?page=-1&size=2", "?size=two"]) {
-      expect((await list(query)).response.status).toBe(400);
+      expect((await list(query)).status).toBe(400);
     }
-    expect((await list("?page=9&size=2")).body).toEqual([]);
+    expect(await bodyAs(await list("?page=9&size=2"), BookList.schema)).toEqual([]);
   });
 
   test("HAL: items carry _links, lists embed under `books` with page info", async () => {
     const hal = { Accept: "application/hal+json" };
-    const { response, body } = await list("?page=0&size=2", hal);
+    const response = await list("?page=0&size=2", hal);
     expect(response.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
-    expect(body._embedded.books).toHaveLength(2);
-    expect(body._embedded.books[0]._links.self.href).toMatch(/^\/book\/\d+$/);
+    const body = await bodyAs(response, BookList.hal);
+    const books = body._embedded.books!;
+    expect(books).toHaveLength(2);
+    expect(books[0]!._links.self.href).toMatch(/^\/book\/\d+$/);
     expect(body._links.self.href).toBe("/book?page=0&size=2");
     expect(body.page).toEqual({ size: 2, number: 0, totalElements: 5, totalPages: 3 });
-    const unpaged = await list("", hal);
-    expect(unpaged.body.page).toBeUndefined();
-    const one = await t.call("GET", `/book/${body._embedded.books[0].id}`, { token, headers: hal });
-    const single = await bodyOf(one);
+    const unpaged = await bodyAs(await list("", hal), BookList.hal);
+    expect(unpaged.page).toBeUndefined();
+    const one = await t.call("GET", `/book/${books[0]!.id}`, { token, headers: hal });
+    const single = await bodyAs(one, BookResource.hal);
     expect(single._links.cover.href).toEndWith("/cover");
-    const plain = await list("?page=0&size=2", { Accept: "*/*" });
-    expect(JSON.stringify(plain.body)).not.toContain("_links");
+    const plain = await bodyAs(await list("?page=0&size=2", { Accept: "*/*" }), BookList.schema);
+    expect(JSON.stringify(plain)).not.toContain("_links");
   });
 
   test("HAL links start at PUBLIC_URL when it is set", async () => {
@@ -235,8 +223,8 @@ describe("book lists", () => {
       token: admin.token,
       headers: { Accept: "application/hal+json" },
     });
-    const body = await bodyOf(response);
-    expect(body._embedded.books[0]._links.self.href).toStartWith("https://books.example.com/book/");
+    const body = await bodyAs(response, BookList.hal);
+    expect(body._embedded.books![0]!._links.self.href).toStartWith("https://books.example.com/book/");
     await other.close();
   });
 });

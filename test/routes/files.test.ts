@@ -3,11 +3,12 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import QRCode from "qrcode";
 import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
-import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
-import { Book } from "../../src/routes/books/books.schemas";
+import { ActiveApks, Apk, ApkList } from "../../src/routes/apks/apks.schemas";
+import { BookVersion, BookVersionList } from "../../src/routes/book-versions/book-versions.schemas";
+import { Book, BookResource } from "../../src/routes/books/books.schemas";
 import { ApkWorkshop, type KeyStore, requireAndroidTools } from "../helpers/android-tools";
 import { bodyAs, expectProblem } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 import { makeZip, multipartFile } from "../helpers/zip";
 
 const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
@@ -27,8 +28,9 @@ describe("covers", () => {
   beforeAll(async () => {
     t = await createTestApp({ env: { MAX_COVER_BYTES: "64KiB" } });
     admin = await t.admin();
-    bookId = (await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "Covered" } })))
-      .id;
+    bookId = (
+      await bodyAs(await t.call("POST", "/book", { token: admin.token, json: { title: "Covered" } }), Book)
+    ).id;
     png = new Uint8Array(await QRCode.toBuffer("cover", { width: 300 }));
   });
   afterAll(() => t.close());
@@ -63,7 +65,8 @@ describe("covers", () => {
 
   test("the cover is sent inline, named after the book's title made safe", async () => {
     const title = 'Über "Bücher"/Teil\u202e2: ../x';
-    const id = (await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title } }))).id;
+    const id = (await bodyAs(await t.call("POST", "/book", { token: admin.token, json: { title } }), Book))
+      .id;
     expect((await upload(multipartFile(png), id)).status).toBe(200);
     for (const method of ["GET", "HEAD"] as const) {
       const response = await t.call(method, `/book/${id}/cover`);
@@ -77,8 +80,9 @@ describe("covers", () => {
 
   test("cover upload and book delete answer HAL with _links when asked for it", async () => {
     const hal = { Accept: "application/hal+json" };
-    const id = (await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "HAL" } })))
-      .id;
+    const id = (
+      await bodyAs(await t.call("POST", "/book", { token: admin.token, json: { title: "HAL" } }), Book)
+    ).id;
     const links = {
       self: { href: `/book/${id}` },
       cover: { href: `/book/${id}/cover` },
@@ -86,14 +90,14 @@ describe("covers", () => {
     const uploaded = await upload(multipartFile(png), id, hal);
     expect(uploaded.status).toBe(200);
     expect(uploaded.headers.get("content-type")).toStartWith("application/hal+json");
-    const withCover = await bodyOf(uploaded);
+    const withCover = await bodyAs(uploaded, BookResource.hal);
     expect(Book.parse(withCover).cover?.sha256).toBe(sha256(png));
     expect(withCover._links).toMatchObject(links);
 
     const deleted = await t.call("DELETE", `/book/${id}`, { token: admin.token, headers: hal });
     expect(deleted.status).toBe(200);
     expect(deleted.headers.get("content-type")).toStartWith("application/hal+json");
-    const gone = await bodyOf(deleted);
+    const gone = await bodyAs(deleted, BookResource.hal);
     expect(Book.parse(gone).id).toBe(id);
     expect(gone._links).toMatchObject(links);
   });
@@ -127,7 +131,7 @@ describe("covers", () => {
     expect((await upload(multipartFile(png), 999_999)).status).toBe(404);
     expect((await t.call("GET", "/book/999999/cover")).status).toBe(404);
     const bare = (
-      await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "Bare" } }))
+      await bodyAs(await t.call("POST", "/book", { token: admin.token, json: { title: "Bare" } }), Book)
     ).id;
     const response = await t.call("GET", `/book/${bare}/cover`);
     await expectProblem(response, 404, "NOT_FOUND");
@@ -146,7 +150,10 @@ describe("book versions and archives", () => {
     admin = await t.admin();
     reader = await t.user();
     bookId = (
-      await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: 'Tales: "1/2"' } }))
+      await bodyAs(
+        await t.call("POST", "/book", { token: admin.token, json: { title: 'Tales: "1/2"' } }),
+        Book,
+      )
     ).id;
   });
   afterAll(() => t.close());
@@ -183,8 +190,8 @@ describe("book versions and archives", () => {
       token: admin.token,
       json: { bookId: 424242, versionCode: 1, versionName: "x" },
     });
-    expect(orphan.status).toBe(400);
-    expect((await bodyOf(orphan)).errors[0].path).toBe("bookId");
+    const problem = await expectProblem(orphan, 400, "VALIDATION_FAILED");
+    expect(problem.errors![0]!.path).toBe("bookId");
 
     const updated = await t.call("PUT", `/bookversion/${v1.id}`, {
       token: admin.token,
@@ -204,9 +211,10 @@ describe("book versions and archives", () => {
   });
 
   test("an archive upload checks the zip; a lying file is 415", async () => {
-    const [version] = (await bodyOf(
+    const [version] = await bodyAs(
       await t.call("GET", `/book/${bookId}/bookversions`, { token: admin.token }),
-    )) as Array<{ id: number }>;
+      BookVersionList.schema,
+    );
     const notZip = await uploadArchive(
       version!.id,
       new TextEncoder().encode("PK\u0003\u0004 but then nothing"),
@@ -222,9 +230,10 @@ describe("book versions and archives", () => {
   });
 
   test("downloads need an activation (entitled) unless admin", async () => {
-    const [version] = (await bodyOf(
+    const [version] = await bodyAs(
       await t.call("GET", `/book/${bookId}/bookversions`, { token: admin.token }),
-    )) as Array<{ id: number }>;
+      BookVersionList.schema,
+    );
     const denied = await t.call("GET", `/bookversion/${version!.id}/download`, { token: reader.token });
     expect(denied.status).toBe(403);
     expect((await t.call("GET", `/book/${bookId}/newest-book-version`, { token: reader.token })).status).toBe(
@@ -262,9 +271,10 @@ describe("book versions and archives", () => {
   });
 
   test("ranges: a-b, a-, -n, If-Range, 416, HEAD", async () => {
-    const [version] = (await bodyOf(
+    const [version] = await bodyAs(
       await t.call("GET", `/book/${bookId}/bookversions?sort=versionCode`, { token: admin.token }),
-    )) as Array<{ id: number }>;
+      BookVersionList.schema,
+    );
     const url = `/bookversion/${version!.id}/download`;
     const get = (headers: Record<string, string>, method = "GET") =>
       t.call(method, url, { token: admin.token, headers });
@@ -281,9 +291,8 @@ describe("book versions and archives", () => {
     expect(open.headers.get("content-length")).toBe("5");
 
     const unsatisfiable = await get({ Range: `bytes=${size}-` });
-    expect(unsatisfiable.status).toBe(416);
+    await expectProblem(unsatisfiable, 416, "RANGE_NOT_SATISFIABLE");
     expect(unsatisfiable.headers.get("content-range")).toBe(`bytes */${size}`);
-    expect((await bodyOf(unsatisfiable)).code).toBe("RANGE_NOT_SATISFIABLE");
 
     const etag = `"${sha256(archiveV1)}"`;
     expect((await get({ Range: "bytes=0-9", "If-Range": etag })).status).toBe(206);
@@ -319,11 +328,10 @@ describe("book versions and archives", () => {
     expect(swept.rows).toBeGreaterThanOrEqual(1);
     expect(await Bun.file(path).exists()).toBe(false);
     // Referenced archives survive.
-    const [kept] = (await bodyOf(
+    const [kept] = await bodyAs(
       await t.call("GET", `/book/${bookId}/bookversions?sort=versionCode`, { token: admin.token }),
-    )) as Array<{
-      archive: { sha256: string } | null;
-    }>;
+      BookVersionList.schema,
+    );
     expect(await Bun.file(t.deps.blobs.pathOf(kept!.archive!.sha256)).exists()).toBe(true);
   });
 });
@@ -333,14 +341,15 @@ describe("uploads that fail half-way", () => {
     const t = await createTestApp();
     const admin = await t.admin();
     const bookId = (
-      await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "Aborted" } }))
+      await bodyAs(await t.call("POST", "/book", { token: admin.token, json: { title: "Aborted" } }), Book)
     ).id;
     const version = (
-      await bodyOf(
+      await bodyAs(
         await t.call("POST", "/bookversion", {
           token: admin.token,
           json: { bookId, versionCode: 1, versionName: "1" },
         }),
+        BookVersion,
       )
     ).id;
 
@@ -366,8 +375,9 @@ describe("uploads that fail half-way", () => {
       .catch((error: unknown) => error);
     if (response instanceof Response) expect(response.status).toBeGreaterThanOrEqual(400);
     expect(filesUnder(t.deps.blobs.root)).toEqual([]);
-    const row = BookVersion.parse(
-      await bodyOf(await t.call("GET", `/bookversion/${version}`, { token: admin.token })),
+    const row = await bodyAs(
+      await t.call("GET", `/bookversion/${version}`, { token: admin.token }),
+      BookVersion,
     );
     expect(row.archive).toBeNull();
     const { db } = t.deps;
@@ -404,9 +414,12 @@ describe.if(requireAndroidTools("apksigner", "keytool"))("APKs", () => {
     await t.close();
   });
 
-  const createApk = async (json: Record<string, unknown>) => {
-    const response = await t.call("POST", "/apk", { token: admin.token, json });
-    return { response, body: await bodyOf(response) };
+  const createApk = (json: Record<string, unknown>) => t.call("POST", "/apk", { token: admin.token, json });
+  /** A new APK record, created as `json` says. */
+  const newApk = async (json: Record<string, unknown>) => {
+    const response = await createApk(json);
+    expect(response.status).toBe(201);
+    return await bodyAs(response, Apk);
   };
   const uploadApk = (id: number, bytes: Uint8Array) =>
     t.call("POST", `/apk/${id}/upload`, {
@@ -421,40 +434,40 @@ describe.if(requireAndroidTools("apksigner", "keytool"))("APKs", () => {
 
   test("nothing active yet: /apk/active has nulls, fixed downloads are 404", async () => {
     const active = await t.call("GET", "/apk/active");
-    expect(await bodyOf(active)).toEqual({ bookapp: null, launcher: null });
+    expect(await bodyAs(active, ActiveApks)).toEqual({ bookapp: null, launcher: null });
     expect((await t.call("GET", "/apk/download/activebookapp")).status).toBe(404);
     expect((await t.call("GET", "/apk/download/activelauncher")).status).toBe(404);
   });
 
   test("create; active on creation or without a file → 409; a zip without a manifest → 415", async () => {
     const created = await createApk({ kind: "bookapp", versionCode: 10, versionName: "1.0" });
-    expect(created.response.status).toBe(201);
-    expect(created.body).toMatchObject({ kind: "bookapp", active: false, file: null, packageName: null });
-    expect((await createApk({ kind: "bookapp", versionCode: 10, versionName: "dup" })).response.status).toBe(
-      409,
-    );
+    expect(created.status).toBe(201);
+    const apk = await bodyAs(created, Apk);
+    expect(apk).toMatchObject({ kind: "bookapp", active: false, file: null, packageName: null });
+    expect((await createApk({ kind: "bookapp", versionCode: 10, versionName: "dup" })).status).toBe(409);
     expect(
-      (await createApk({ kind: "bookapp", versionCode: 11, versionName: "x", active: true })).response.status,
+      (await createApk({ kind: "bookapp", versionCode: 11, versionName: "x", active: true })).status,
     ).toBe(409);
-    expect((await createApk({ kind: "tablet", versionCode: 11, versionName: "x" })).response.status).toBe(
-      400,
-    );
-    expect((await activate(created.body.id, 10)).status).toBe(409);
-    const notApk = await uploadApk(created.body.id, makeZip({ "classes.dex": "dex" }));
+    expect((await createApk({ kind: "tablet", versionCode: 11, versionName: "x" })).status).toBe(400);
+    expect((await activate(apk.id, 10)).status).toBe(409);
+    const notApk = await uploadApk(apk.id, makeZip({ "classes.dex": "dex" }));
     expect(notApk.status).toBe(415);
   });
 
   test("upload, activate, and devices fetch it from the fixed path with an ETag", async () => {
-    const { body } = await createApk({ kind: "bookapp", versionCode: 20, versionName: "2.0" });
+    const apk = await newApk({ kind: "bookapp", versionCode: 20, versionName: "2.0" });
     const apkBytes = await apkOf(20);
-    const uploaded = await uploadApk(body.id, apkBytes);
+    const uploaded = await uploadApk(apk.id, apkBytes);
     expect(uploaded.status).toBe(200);
-    expect((await bodyOf(uploaded)).file).toMatchObject({ size: apkBytes.length, sha256: sha256(apkBytes) });
-    expect((await activate(body.id, 20)).status).toBe(200);
+    expect((await bodyAs(uploaded, Apk)).file).toMatchObject({
+      size: apkBytes.length,
+      sha256: sha256(apkBytes),
+    });
+    expect((await activate(apk.id, 20)).status).toBe(200);
 
-    const active = await bodyOf(await t.call("GET", "/apk/active"));
-    expect(active.bookapp).toMatchObject({ id: body.id, versionCode: 20, active: true });
-    expect(active.bookapp.file.sha256).toBe(sha256(apkBytes));
+    const active = await bodyAs(await t.call("GET", "/apk/active"), ActiveApks);
+    expect(active.bookapp).toMatchObject({ id: apk.id, versionCode: 20, active: true });
+    expect(active.bookapp!.file.sha256).toBe(sha256(apkBytes));
     expect(active.launcher).toBeNull();
 
     const download = await t.call("GET", "/apk/download/activebookapp");
@@ -467,26 +480,27 @@ describe.if(requireAndroidTools("apksigner", "keytool"))("APKs", () => {
       headers: { "If-None-Match": `"${sha256(apkBytes)}"` },
     });
     expect(conditional.status).toBe(304);
-    expect((await t.call("GET", `/apk/${body.id}/download`, { token: admin.token })).status).toBe(200);
+    expect((await t.call("GET", `/apk/${apk.id}/download`, { token: admin.token })).status).toBe(200);
   });
 
   test("activating another APK of the kind deactivates the previous one", async () => {
-    const { body } = await createApk({ kind: "bookapp", versionCode: 30, versionName: "3.0" });
-    expect((await uploadApk(body.id, await apkOf(30))).status).toBe(200);
-    expect((await activate(body.id, 30)).status).toBe(200);
-    const all = (await bodyOf(
+    const apk = await newApk({ kind: "bookapp", versionCode: 30, versionName: "3.0" });
+    expect((await uploadApk(apk.id, await apkOf(30))).status).toBe(200);
+    expect((await activate(apk.id, 30)).status).toBe(200);
+    const all = await bodyAs(
       await t.call("GET", "/apk?sort=versionCode", { token: admin.token }),
-    )) as Array<{ versionCode: number; active: boolean }>;
+      ApkList.schema,
+    );
     expect(all.filter((apk) => apk.active).map((apk) => apk.versionCode)).toEqual([30]);
-    expect((await bodyOf(await t.call("GET", "/apk/active"))).bookapp.versionCode).toBe(30);
+    expect((await bodyAs(await t.call("GET", "/apk/active"), ActiveApks)).bookapp?.versionCode).toBe(30);
   });
 
   test("concurrent activations of two APKs of one kind leave exactly one active", async () => {
     const ids: number[] = [];
     for (const code of [40, 41, 42, 43]) {
-      const { body } = await createApk({ kind: "launcher", versionCode: code, versionName: `${code}` });
-      expect((await uploadApk(body.id, await apkOf(code))).status).toBe(200);
-      ids.push(body.id);
+      const apk = await newApk({ kind: "launcher", versionCode: code, versionName: `${code}` });
+      expect((await uploadApk(apk.id, await apkOf(code))).status).toBe(200);
+      ids.push(apk.id);
     }
     const results = await Promise.all(ids.map((id, i) => activate(id, 40 + i, "launcher")));
     expect(results.every((response) => response.status === 200 || response.status === 409)).toBe(true);
@@ -498,13 +512,14 @@ describe.if(requireAndroidTools("apksigner", "keytool"))("APKs", () => {
   });
 
   test("delete answers the deleted APK; list, count and HAL", async () => {
-    const { body } = await createApk({ kind: "launcher", versionCode: 99, versionName: "9.9" });
-    const deleted = await t.call("DELETE", `/apk/${body.id}`, { token: admin.token });
-    expect((await bodyOf(deleted)).id).toBe(body.id);
-    expect((await t.call("GET", `/apk/${body.id}`, { token: admin.token })).status).toBe(404);
+    const apk = await newApk({ kind: "launcher", versionCode: 99, versionName: "9.9" });
+    const deleted = await t.call("DELETE", `/apk/${apk.id}`, { token: admin.token });
+    expect((await bodyAs(deleted, Apk)).id).toBe(apk.id);
+    expect((await t.call("GET", `/apk/${apk.id}`, { token: admin.token })).status).toBe(404);
     const count = Number(await (await t.call("GET", "/apk/count", { token: admin.token })).text());
-    const hal = await bodyOf(
+    const hal = await bodyAs(
       await t.call("GET", "/apk", { token: admin.token, headers: { Accept: "application/hal+json" } }),
+      ApkList.hal,
     );
     expect(hal._embedded.apks).toHaveLength(count);
   });

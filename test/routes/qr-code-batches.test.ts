@@ -3,12 +3,13 @@
 // pdfinfo, pdfimages and pdftotext (poppler-utils) and zbarimg (zbar-tools).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { QrCodeBatch } from "../../src/routes/qr-code-batches/qr-code-batches.schemas";
+import { Book } from "../../src/routes/books/books.schemas";
+import { QrCodeBatch, QrCodeBatchList } from "../../src/routes/qr-code-batches/qr-code-batches.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
 import { readSheet } from "../helpers/oracles";
 import { requireTool } from "../helpers/requires";
 import { bodyAs, expectProblem } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 
 const QrCodes = z.array(ActivationQrCode);
 const Batches = z.array(QrCodeBatch);
@@ -36,7 +37,10 @@ describe("QR code batches (print runs)", () => {
     t = await createTestApp();
     admin = await t.admin();
     bookId = (
-      await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "Die Winterreise" } }))
+      await bodyAs(
+        await t.call("POST", "/book", { token: admin.token, json: { title: "Die Winterreise" } }),
+        Book,
+      )
     ).id;
   });
   afterAll(() => t.close());
@@ -102,8 +106,9 @@ describe("QR code batches (print runs)", () => {
   });
 
   test("a book's batches: a list with X-Total-Count, sort, paging, HAL; 404 for an unknown book", async () => {
-    const book = await bodyOf(
+    const book = await bodyAs(
       await t.call("POST", "/book", { token: admin.token, json: { title: "Listed" } }),
+      Book,
     );
     const ids: number[] = [];
     for (const quantity of [1, 2, 3]) {
@@ -131,18 +136,17 @@ describe("QR code batches (print runs)", () => {
     });
     expect(paged.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
     expect(paged.headers.get("link")).toContain('rel="first"');
-    const hal = await bodyOf(paged);
-    expect(hal._embedded.qrCodeBatches.map((batch: { id: number }) => batch.id)).toEqual([ids[2]]);
-    expect(hal._embedded.qrCodeBatches[0]._links.sheet.href).toBe(
-      `/activation-qr-code/batch/${ids[2]}/sheet.pdf`,
-    );
+    const hal = await bodyAs(paged, QrCodeBatchList.hal);
+    const batches = hal._embedded.qrCodeBatches!;
+    expect(batches.map((batch) => batch.id)).toEqual([ids[2]!]);
+    expect(batches[0]!._links.sheet.href).toBe(`/activation-qr-code/batch/${ids[2]}/sheet.pdf`);
     expect(hal.page).toEqual({ size: 2, number: 1, totalElements: 3, totalPages: 2 });
 
     const empty = await t.call("POST", "/book", { token: admin.token, json: { title: "No runs" } });
-    const none = await t.call("GET", `/activation-qr-code/ofbook/${(await bodyOf(empty)).id}/batches`, {
+    const none = await t.call("GET", `/activation-qr-code/ofbook/${(await bodyAs(empty, Book)).id}/batches`, {
       token: admin.token,
     });
-    expect(await bodyOf(none)).toEqual([]);
+    expect(await bodyAs(none, Batches)).toEqual([]);
     expect(none.headers.get("x-total-count")).toBe("0");
     for (const [path, status, code] of [
       ["/activation-qr-code/ofbook/424242/batches", 404, "NOT_FOUND"],
@@ -154,8 +158,7 @@ describe("QR code batches (print runs)", () => {
       ["/activation-qr-code/batch/424242/sheet.pdf", 404, "NOT_FOUND"],
     ] as const) {
       const failed = await t.call("GET", path, { token: admin.token });
-      expect(failed.status, path).toBe(status);
-      expect((await bodyOf(failed)).code, path).toBe(code);
+      await expectProblem(failed, status, code);
     }
   });
 
@@ -182,8 +185,9 @@ describe("QR code batches (print runs)", () => {
     });
     expect(off.status).toBe(200);
     expect(await bodyAs(off, QrCodeBatch)).toMatchObject({ id: batchId, codes: 30, disabled: 30 });
-    const listed = QrCodes.parse(
-      await bodyOf(await t.call("GET", `/activation-qr-code/ofbook/${bookId}`, { token: admin.token })),
+    const listed = await bodyAs(
+      await t.call("GET", `/activation-qr-code/ofbook/${bookId}`, { token: admin.token }),
+      QrCodes,
     );
     const byId = new Map(listed.map((qr) => [qr.id, qr]));
     for (const qr of codes) {
@@ -215,8 +219,8 @@ describe("QR code batches (print runs)", () => {
     expect((await redeem(codes[0]!.code)).status).toBe(201);
     t.clock.advance(3_600_000);
     const refused = await redeem(codes[1]!.code);
-    expect(refused.status).toBe(409);
-    expect(await bodyOf(refused)).toMatchObject({ code: "QR_CODE_EXPIRED", status: 409 });
+    const problem = await expectProblem(refused, 409, "QR_CODE_EXPIRED");
+    expect(problem).toMatchObject({ code: "QR_CODE_EXPIRED", status: 409 });
     expect((await redeem(codes[0]!.code)).status).toBe(409);
     // Nothing was consumed by the refusals.
     expect(await getBatch(codes[0]!.batchId!)).toMatchObject({ redeemed: 1, unused: 2 });
@@ -225,7 +229,7 @@ describe("QR code batches (print runs)", () => {
       token: admin.token,
       json: { enabled: false },
     });
-    expect((await bodyOf(await redeem(codes[2]!.code))).code).toBe("QR_CODE_DISABLED");
+    await expectProblem(await redeem(codes[2]!.code), 409, "QR_CODE_DISABLED");
   });
 
   test("codes.csv: a header row, then every code of the batch in id order with its status", async () => {
@@ -300,11 +304,12 @@ describe("QR code batches (print runs)", () => {
       });
       try {
         const otherAdmin = await other.admin();
-        const book = await bodyOf(
+        const book = await bodyAs(
           await other.call("POST", "/book", {
             token: otherAdmin.token,
             json: { title: "Ελληνικά & Ölmühle" },
           }),
+          Book,
         );
         const created = await other.call("POST", "/activation-qr-code/batch", {
           token: otherAdmin.token,
@@ -354,10 +359,9 @@ describe("QR code batches (print runs)", () => {
           token: admin.token,
         });
         expect(response.status, query).toBe(400);
-        const body = await bodyOf(response);
-        expect(body.code).toBe("VALIDATION_FAILED");
+        const problem = await expectProblem(response, 400, "VALIDATION_FAILED");
         expect(
-          body.errors.map((e: { path: string }) => e.path),
+          problem.errors!.map((e) => e.path),
           query,
         ).toContain(field);
       }

@@ -2,12 +2,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { Activation } from "../../src/routes/activations/activations.schemas";
+import { Activation, ActivationList } from "../../src/routes/activations/activations.schemas";
+import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
 import { Book } from "../../src/routes/books/books.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
-import { BookWithVersionAndActivation, MyBook } from "../../src/routes/reader/reader.schemas";
-import { bodyAs, expectProblem } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import {
+  BookWithVersionAndActivation,
+  BookWithVersionAndActivationResource,
+  MyBook,
+  MyBookList,
+} from "../../src/routes/reader/reader.schemas";
+import { bodyAs, expectProblem, jsonOf } from "../helpers/responses";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 
 const MyBooks = z.array(MyBook);
 const BooksWithVersionAndActivation = z.array(BookWithVersionAndActivation);
@@ -26,7 +32,7 @@ function fixtures(t: TestApp, admin: Caller) {
         token: admin.token,
         json: { bookId, versionCode, versionName: `v${versionCode}` },
       });
-      const { id } = await bodyOf(response);
+      const { id } = await bodyAs(response, BookVersion);
       if (archived) {
         const { db } = t.deps;
         const sha256 = createHash("sha256").update(`${bookId}/${versionCode}`).digest("hex");
@@ -111,9 +117,9 @@ describe("the reader's views", () => {
       headers: { Accept: "application/hal+json" },
     });
     expect(hal.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
-    const body = await bodyOf(hal);
+    const body = await bodyAs(hal, MyBookList.hal);
     expect(MyBooks.parse(body._embedded.myBooks)).toHaveLength(1);
-    expect(body._embedded.myBooks[0]._links.book.href).toBe(`/book/${books.apple}`);
+    expect(body._embedded.myBooks![0]!._links.book.href).toBe(`/book/${books.apple}`);
     expect(body.page).toEqual({ size: 1, number: 0, totalElements: 2, totalPages: 2 });
   });
 
@@ -168,7 +174,7 @@ describe("the reader's views", () => {
       token: reader.token,
       headers: { Accept: "application/hal+json" },
     });
-    const body = await bodyOf(notHeld);
+    const body = await bodyAs(notHeld, BookWithVersionAndActivationResource.hal);
     expect(BookWithVersionAndActivation.parse(body).activation).toBeNull();
     expect(body._links.self.href).toBe(`/book/${books.mango}/with-version-and-activation`);
     const missing = await t.call("GET", "/book/424242/with-version-and-activation", { token: reader.token });
@@ -191,7 +197,9 @@ describe("the reader's views", () => {
       token: admin.token,
       headers: { Accept: "application/hal+json" },
     });
-    expect(z.array(Activation).parse((await bodyOf(hal))._embedded.activations)).toHaveLength(1);
+    expect(
+      z.array(Activation).parse((await bodyAs(hal, ActivationList.hal))._embedded.activations),
+    ).toHaveLength(1);
     for (const path of ["/book/424242/activations", "/book/424242/activations/count"]) {
       const missing = await t.call("GET", path, { token: admin.token });
       await expectProblem(missing, 404, "NOT_FOUND");
@@ -267,7 +275,8 @@ describe("the reader's views answer with a fixed number of queries", () => {
     const response = await t.call("GET", path, { token: reader.token });
     counting = false;
     expect(response.status).toBe(200);
-    return { queries, body: await bodyOf(response) };
+    // Checked by the caller against the list schema of the path it asked for.
+    return { queries, body: await jsonOf(response) };
   };
 
   test("3 books and 30 books take the same number of queries", async () => {

@@ -6,10 +6,11 @@ import { count, eq } from "drizzle-orm";
 import { TokenSigner } from "../../src/auth/tokens";
 import { insertSession } from "../../src/repositories/sessions";
 import { Activation } from "../../src/routes/activations/activations.schemas";
+import { Book } from "../../src/routes/books/books.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
 import { testDialect } from "../helpers/databases";
-import { bodyAs } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { bodyAs, expectProblem } from "../helpers/responses";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 
 const PARALLEL = 60;
 
@@ -55,15 +56,16 @@ describe(`concurrent redemptions (${testDialect})`, () => {
   };
 
   const setUp = async (maxActivations: number) => {
-    const book = await bodyOf(
+    const book = await bodyAs(
       await t.call("POST", "/book", { token: adminToken, json: { title: `k=${maxActivations}` } }),
+      Book,
     );
     const created = await t.call("POST", "/activation-qr-code", {
       token: adminToken,
       json: { bookId: book.id, maxActivations },
     });
     const qr = await bodyAs(created, ActivationQrCode);
-    return { bookId: book.id as number, qr };
+    return { bookId: book.id, qr };
   };
 
   const activationsOf = async (bookId: number) => {
@@ -92,12 +94,15 @@ describe(`concurrent redemptions (${testDialect})`, () => {
       const statuses = responses.map((response) => response.status);
       expect(statuses.filter((status) => status === 201)).toHaveLength(k);
       expect(statuses.filter((status) => status === 409)).toHaveLength(PARALLEL - k);
-      const bodies = await Promise.all(responses.map((response) => bodyOf(response)));
-      const winners = bodies.filter((_, i) => statuses[i] === 201).map((body) => Activation.parse(body));
+      const winners = await Promise.all(
+        responses
+          .filter((response) => response.status === 201)
+          .map((response) => bodyAs(response, Activation)),
+      );
       expect(new Set(winners.map((a) => a.userUuid)).size).toBe(k);
       expect(winners.every((a) => a.qrCodeId === qr.id && a.bookId === bookId)).toBe(true);
-      for (const body of bodies.filter((_, i) => statuses[i] === 409))
-        expect(body.code).toBe("QR_CODE_EXHAUSTED");
+      for (const response of responses.filter((response) => response.status === 409))
+        await expectProblem(response, 409, "QR_CODE_EXHAUSTED");
       expect(await activationsOf(bookId)).toBe(k);
       expect(await activationCountOf(qr.id)).toBe(k);
     });

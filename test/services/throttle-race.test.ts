@@ -4,9 +4,11 @@
 // of requests running beside it (it gives its slot back). The real server's side of it:
 // throttle-in-flight.test.ts.
 import { describe, expect, test } from "bun:test";
+import { Book } from "../../src/routes/books/books.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
 import { testDialect } from "../helpers/databases";
-import { bodyOf, createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
+import { bodyAs, expectProblem } from "../helpers/responses";
+import { createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
 
 const BURST = 30;
 const LIMIT = 10;
@@ -28,7 +30,7 @@ async function expectFailedOrThrottled(responses: Response[], failureStatus: num
     const retryAfter = Number(response.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);
-    expect((await bodyOf(response)).code).toBe("TOO_MANY_REQUESTS");
+    await expectProblem(response, 429, "TOO_MANY_REQUESTS");
   }
   return statuses.filter((status) => status === failureStatus).length;
 }
@@ -106,16 +108,16 @@ describe(`throttling bursts (${testDialect})`, () => {
   test("a holder with 8 failures retrying a valid code 10 times at once: all succeed", () =>
     withApp(async (t) => {
       const admin = await t.admin();
-      const book = await bodyOf(
+      const book = await bodyAs(
         await t.call("POST", "/book", { token: admin.token, json: { title: "Retried" } }),
+        Book,
       );
-      const qr = ActivationQrCode.parse(
-        await bodyOf(
-          await t.call("POST", "/activation-qr-code", {
-            token: admin.token,
-            json: { bookId: book.id, maxActivations: 1 },
-          }),
-        ),
+      const qr = await bodyAs(
+        await t.call("POST", "/activation-qr-code", {
+          token: admin.token,
+          json: { bookId: book.id, maxActivations: 1 },
+        }),
+        ActivationQrCode,
       );
       const reader = await t.user();
       for (let i = 0; i < 8; i++) {
@@ -155,16 +157,16 @@ describe(`throttling bursts (${testDialect})`, () => {
   test("successful redemptions do not use up the failure budget", () =>
     withApp(async (t) => {
       const admin = await t.admin();
-      const book = await bodyOf(
+      const book = await bodyAs(
         await t.call("POST", "/book", { token: admin.token, json: { title: "Held" } }),
+        Book,
       );
-      const qr = ActivationQrCode.parse(
-        await bodyOf(
-          await t.call("POST", "/activation-qr-code", {
-            token: admin.token,
-            json: { bookId: book.id, maxActivations: 5 },
-          }),
-        ),
+      const qr = await bodyAs(
+        await t.call("POST", "/activation-qr-code", {
+          token: admin.token,
+          json: { bookId: book.id, maxActivations: 5 },
+        }),
+        ActivationQrCode,
       );
       const reader = await t.user();
       // One new activation, then the same code again and again: the existing one, each a success.
