@@ -1,13 +1,33 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { bodyOf, createTestApp, type TestApp } from "./helpers/test-app";
+import { jsonOf } from "./helpers/responses";
+import { createTestApp, type TestApp } from "./helpers/test-app";
+
+/** What these tests read of the document: its operations and its security schemes. */
+type OpenApiDocument = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        summary: string;
+        tags?: string[];
+        "x-access-level": string;
+        parameters?: Array<{ in: string }>;
+        responses: Record<string, unknown>;
+      }
+    >
+  >;
+  components: { securitySchemes: Record<string, unknown> };
+};
 
 describe("the OpenAPI document", () => {
   let t: TestApp;
-  let doc: Record<string, any>;
+  let doc: OpenApiDocument;
   beforeAll(async () => {
     t = await createTestApp();
-    doc = await bodyOf(await t.call("GET", "/v3/api-docs"));
+    doc = (await jsonOf(await t.call("GET", "/v3/api-docs"))) as OpenApiDocument;
   });
   afterAll(() => t.close());
 
@@ -20,12 +40,12 @@ describe("the OpenAPI document", () => {
   });
 
   test("/openapi.json is the same document", async () => {
-    expect(await bodyOf(await t.call("GET", "/openapi.json"))).toEqual(doc);
+    expect(await jsonOf(await t.call("GET", "/openapi.json"))).toEqual(doc);
   });
 
   test("every operation has an operationId, summary, tag and its error responses", () => {
     const ids = new Set<string>();
-    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(methods)) {
         const name = `${method.toUpperCase()} ${path}`;
         expect(op.operationId, name).toBeString();
@@ -35,8 +55,7 @@ describe("the OpenAPI document", () => {
         expect(op.tags?.length, name).toBe(1);
         expect(op.responses["500"], name).toBeDefined();
         if (op["x-access-level"] !== "public") expect(op.responses["401"], name).toBeDefined();
-        if (op.parameters?.some((p: { in: string }) => p.in === "path"))
-          expect(op.responses["400"], name).toBeDefined();
+        if (op.parameters?.some((p) => p.in === "path")) expect(op.responses["400"], name).toBeDefined();
       }
     }
   });
@@ -51,7 +70,7 @@ describe("the OpenAPI document", () => {
   });
 
   test("documents the authentication and book operations of API.md", () => {
-    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, methods]) =>
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     );
     for (const expected of [

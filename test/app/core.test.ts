@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { toAppError } from "../../src/http/error-handler";
 import { DOCUMENT_HEADERS, SECURITY_HEADERS } from "../../src/http/request-frame";
 import { createLogger } from "../../src/lib/logger";
-import { expectProblem } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
+import { Book } from "../../src/routes/books/books.schemas";
+import { Health } from "../../src/routes/service/service.schemas";
+import { bodyAs, expectProblem } from "../helpers/responses";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 
 describe("HTTP core", () => {
   let t: TestApp;
@@ -16,9 +19,8 @@ describe("HTTP core", () => {
 
   test("an unknown path is a 404 problem", async () => {
     const response = await t.call("GET", "/nothing/here");
-    expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toBe("application/problem+json; charset=UTF-8");
-    const body = await bodyOf(response);
+    const body = await expectProblem(response, 404, "NOT_FOUND");
     expect(body).toMatchObject({
       type: "urn:problem:not-found",
       status: 404,
@@ -30,9 +32,8 @@ describe("HTTP core", () => {
 
   test("a known path with another method is 405 with Allow", async () => {
     const response = await t.call("PATCH", "/book", { token: admin.token });
-    expect(response.status).toBe(405);
     expect(response.headers.get("allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]);
-    expect((await bodyOf(response)).code).toBe("METHOD_NOT_ALLOWED");
+    await expectProblem(response, 405, "METHOD_NOT_ALLOWED");
     const onId = await t.call("POST", "/book/5");
     expect(onId.status).toBe(405);
     expect(onId.headers.get("allow")?.split(", ").sort()).toEqual(["DELETE", "GET", "HEAD", "PUT"]);
@@ -58,7 +59,7 @@ describe("HTTP core", () => {
         status: 405,
         allow,
       });
-      expect((await bodyOf(response)).code).toBe("METHOD_NOT_ALLOWED");
+      await expectProblem(response, 405, "METHOD_NOT_ALLOWED");
     }
     // The fixed segment's own methods still reach it; an id in the same place still has its own.
     expect((await t.call("GET", "/book/count", { token: admin.token })).status).toBe(200);
@@ -168,11 +169,11 @@ describe("HTTP core", () => {
     const created = await t.call("POST", "/book", { token: admin.token, json: { title: "Limits" } });
     const version = await t.call("POST", "/bookversion", {
       token: admin.token,
-      json: { bookId: (await bodyOf(created)).id, versionCode: 1, versionName: "1" },
+      json: { bookId: (await bodyAs(created, Book)).id, versionCode: 1, versionName: "1" },
     });
     const form = new FormData();
     form.append("file", new Blob([new Uint8Array(2 * 1024 * 1024)]), "book.zip");
-    const upload = await t.call("POST", `/bookversion/${(await bodyOf(version)).id}/upload`, {
+    const upload = await t.call("POST", `/bookversion/${(await bodyAs(version, BookVersion)).id}/upload`, {
       token: admin.token,
       body: form,
     });
@@ -206,7 +207,12 @@ describe("HTTP core", () => {
   test("health reports the database and the store", async () => {
     const response = await t.call("GET", "/health");
     expect(response.status).toBe(200);
-    expect(await bodyOf(response)).toEqual({ status: "ok", database: "ok", store: "ok", storage: "ok" });
+    expect(await bodyAs(response, Health)).toEqual({
+      status: "ok",
+      database: "ok",
+      store: "ok",
+      storage: "ok",
+    });
   });
 
   test("database constraint errors map to CONFLICT and VALIDATION_FAILED", async () => {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { requires } from "../helpers/requires";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { jsonOf } from "../helpers/responses";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 
 // The spec sits in the shared folder beside the project folder, which a clone does not have.
 const API_MD = join(import.meta.dir, "..", "..", "..", "shared", "API.md");
@@ -54,13 +55,14 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
   let rows: Row[];
   beforeAll(async () => {
     t = await createTestApp();
-    const doc = await bodyOf(await t.call("GET", "/v3/api-docs"));
+    const doc = (await jsonOf(await t.call("GET", "/v3/api-docs"))) as {
+      paths: Record<string, Record<string, { "x-access-level": string }>>;
+    };
     documented = new Map(
-      Object.entries(doc.paths as Record<string, Record<string, { "x-access-level": string }>>).flatMap(
-        ([path, methods]) =>
-          Object.entries(methods).map(
-            ([method, op]) => [`${method.toUpperCase()} ${path}`, op["x-access-level"]] as const,
-          ),
+      Object.entries(doc.paths).flatMap(([path, methods]) =>
+        Object.entries(methods).map(
+          ([method, op]) => [`${method.toUpperCase()} ${path}`, op["x-access-level"]] as const,
+        ),
       ),
     );
     rows = endpointRows(await Bun.file(API_MD).text());

@@ -11,8 +11,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import fc from "fast-check";
+import type { z } from "zod";
 import { errorCodes, kebab, statusOf } from "../../src/lib/problems";
-import { bodyOf, createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
+import { Activation } from "../../src/routes/activations/activations.schemas";
+import { Apk } from "../../src/routes/apks/apks.schemas";
+import { Session } from "../../src/routes/authentication/authentication.schemas";
+import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
+import { Book } from "../../src/routes/books/books.schemas";
+import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
+import { bodyAs, jsonOf } from "../helpers/responses";
+import { createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2_147_483_647;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 80);
@@ -36,7 +44,7 @@ interface Operation {
 
 // Throttling stays on: 429 is a documented answer, and the fuzzer must not make it a 5xx.
 const t: TestApp = await createTestApp();
-const doc = (await bodyOf(await t.call("GET", "/v3/api-docs"))) as {
+const doc = (await jsonOf(await t.call("GET", "/v3/api-docs"))) as {
   paths: Record<string, Record<string, Schema>>;
   components: { schemas: Record<string, Schema> };
 };
@@ -119,7 +127,7 @@ async function login(email: string): Promise<Caller> {
     json: { email, password: TEST_PASSWORD },
   });
   if (response.status !== 200) throw new Error(`login ${email}: ${response.status} ${await response.text()}`);
-  const session = await bodyOf(response);
+  const session = await bodyAs(response, Session);
   return { token: session.token, uuid: session.user.uuid, email };
 }
 
@@ -135,18 +143,22 @@ async function ensureCallers(): Promise<void> {
 
 async function seed(): Promise<Seeded> {
   const admin = callers.admin!.token;
-  const made = async (path: string, json: unknown) => {
+  const made = async <S extends z.ZodType>(path: string, json: unknown, schema: S) => {
     const response = await t.call("POST", path, { token: admin, json });
     if (response.status !== 201) throw new Error(`seed ${path}: ${response.status} ${await response.text()}`);
-    return bodyOf(response);
+    return bodyAs(response, schema);
   };
-  const book = await made("/book", { title: "Fuzz target", author: "Fc" });
-  const other = await made("/book", { title: "Fuzz other" });
-  const version = await made("/bookversion", { bookId: book.id, versionCode: 1, versionName: "1.0" });
-  const qr = await made("/activation-qr-code", { bookId: book.id, maxActivations: 3 });
-  const activation = await made("/activation", { bookId: book.id, userUuid: callers.user!.uuid });
+  const book = await made("/book", { title: "Fuzz target", author: "Fc" }, Book);
+  const other = await made("/book", { title: "Fuzz other" }, Book);
+  const version = await made(
+    "/bookversion",
+    { bookId: book.id, versionCode: 1, versionName: "1.0" },
+    BookVersion,
+  );
+  const qr = await made("/activation-qr-code", { bookId: book.id, maxActivations: 3 }, ActivationQrCode);
+  const activation = await made("/activation", { bookId: book.id, userUuid: callers.user!.uuid }, Activation);
   const apkCode = 1 + Math.floor(Math.random() * 2_000_000_000);
-  const apk = await made("/apk", { kind: "bookapp", versionCode: apkCode, versionName: "1.0" });
+  const apk = await made("/apk", { kind: "bookapp", versionCode: apkCode, versionName: "1.0" }, Apk);
   return {
     bookIds: [book.id, other.id],
     versionIds: [version.id],
@@ -490,8 +502,9 @@ describe("schema-driven fuzzing", () => {
 
   test("the document has operations to fuzz, and the validator has teeth", async () => {
     expect(operations.length).toBeGreaterThan(40);
-    const book = await bodyOf(
+    const book = await bodyAs(
       await t.call("POST", "/book", { token: callers.admin!.token, json: { title: "Teeth" } }),
+      Book,
     );
     const validate = validatorFor(
       operations.find((op) => op.method === "GET" && op.path === "/book/{id}")!.responses["200"]!.content![

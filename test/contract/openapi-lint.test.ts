@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bodyOf, createTestApp } from "../helpers/test-app";
+import { jsonOf } from "../helpers/responses";
+import { createTestApp } from "../helpers/test-app";
 
 const root = join(import.meta.dir, "..", "..");
 const redocly = join(root, "node_modules", ".bin", "redocly");
@@ -23,7 +24,7 @@ let dir: string;
 
 beforeAll(async () => {
   const t = await createTestApp();
-  doc = await bodyOf(await t.call("GET", "/v3/api-docs"));
+  doc = (await jsonOf(await t.call("GET", "/v3/api-docs"))) as typeof doc;
   await t.close();
   dir = mkdtempSync(join(tmpdir(), "bookdist-openapi-"));
 });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join, relative } from "node:path";
 import type { Diagnostics } from "recheck";
 import ts from "typescript";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { jsonOf } from "../helpers/responses";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 
 // recheck's pure JavaScript backend (its Scala.js build on this thread): the same verdicts on
 // every machine, with no native binary or `java` needed. Its `auto` default would run the
@@ -210,7 +211,7 @@ describe("patterns in the OpenAPI document", () => {
   let patterns: FoundRegex[];
   beforeAll(async () => {
     t = await createTestApp();
-    patterns = patternsInDocument(await bodyOf(await t.call("GET", "/v3/api-docs")));
+    patterns = patternsInDocument(await jsonOf(await t.call("GET", "/v3/api-docs")));
   });
   afterAll(() => t.close());
 

@@ -3,8 +3,11 @@
 // (Postgres refuses NUL in text) and never stored (SQLite would keep it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/lib/logger";
-import { expectProblem } from "../helpers/responses";
-import { bodyOf, createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
+import { Apk } from "../../src/routes/apks/apks.schemas";
+import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
+import { Book } from "../../src/routes/books/books.schemas";
+import { bodyAs, expectProblem, jsonOf } from "../helpers/responses";
+import { createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
 import { makeZip } from "../helpers/zip";
 
 /** The one `pattern` somewhere in a property's schema (it may sit inside an anyOf with null). */
@@ -35,22 +38,25 @@ describe("control characters in input", () => {
   beforeAll(async () => {
     t = await createTestApp({ logger: createLogger("debug", (line) => logLines.push(line)) });
     admin = await t.admin();
-    bookId = (await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "Clean" } })))
-      .id;
+    bookId = (
+      await bodyAs(await t.call("POST", "/book", { token: admin.token, json: { title: "Clean" } }), Book)
+    ).id;
     versionId = (
-      await bodyOf(
+      await bodyAs(
         await t.call("POST", "/bookversion", {
           token: admin.token,
           json: { bookId, versionCode: 1, versionName: "1.0" },
         }),
+        BookVersion,
       )
     ).id;
     apkId = (
-      await bodyOf(
+      await bodyAs(
         await t.call("POST", "/apk", {
           token: admin.token,
           json: { kind: "bookapp", versionCode: 1, versionName: "1.0" },
         }),
+        Apk,
       )
     ).id;
   });
@@ -62,12 +68,8 @@ describe("control characters in input", () => {
   });
 
   const expectRefused = async (response: Response, field: string) => {
-    const problem = await bodyOf(response);
-    expect({ status: response.status, code: problem.code }).toEqual({
-      status: 400,
-      code: "VALIDATION_FAILED",
-    });
-    const paths: string[] = problem.errors.map((error: { path: string }) => error.path.split(".")[0]);
+    const problem = await expectProblem(response, 400, "VALIDATION_FAILED");
+    const paths = problem.errors!.map((error) => error.path.split(".")[0]);
     expect(paths).toContain(field);
   };
 
@@ -129,7 +131,7 @@ describe("control characters in input", () => {
       json: { title: "Lines", description },
     });
     expect(created.status).toBe(201);
-    expect((await bodyOf(created)).description).toBe(description);
+    expect((await bodyAs(created, Book)).description).toBe(description);
   });
 
   test("book versions, APKs, QR codes and redemption refuse control characters", async () => {
@@ -156,13 +158,13 @@ describe("control characters in input", () => {
       json: { ...versionBody, releaseNotes: notes },
     });
     expect(version.status).toBe(201);
-    expect((await bodyOf(version)).releaseNotes).toBe(notes);
+    expect((await bodyAs(version, BookVersion)).releaseNotes).toBe(notes);
     const apk = await t.call("POST", "/apk", {
       token: admin.token,
       json: { ...apkBody, releaseNotes: notes },
     });
     expect(apk.status).toBe(201);
-    expect((await bodyOf(apk)).releaseNotes).toBe(notes);
+    expect((await bodyAs(apk, Apk)).releaseNotes).toBe(notes);
   });
 
   test("query and path parameters with NUL or SOH are 400", async () => {
@@ -194,7 +196,10 @@ describe("control characters in input", () => {
       body: new Blob([head, zip, tail]),
     });
     await expectRefused(response, "file");
-    const version = await bodyOf(await t.call("GET", `/bookversion/${versionId}`, { token: admin.token }));
+    const version = await bodyAs(
+      await t.call("GET", `/bookversion/${versionId}`, { token: admin.token }),
+      BookVersion,
+    );
     expect(version.archive).toBeNull();
   });
 
@@ -208,19 +213,21 @@ describe("control characters in input", () => {
   });
 
   test("the OpenAPI document states the rule as a pattern, so generated clients know it", async () => {
-    const document = await bodyOf(await t.call("GET", "/v3/api-docs"));
+    const document = (await jsonOf(await t.call("GET", "/v3/api-docs"))) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
     const schemas = document.components.schemas;
-    const title = patternOf(schemas.BookInput.properties.title);
+    const title = patternOf(schemas.BookInput!.properties.title);
     expect(title.test("A title")).toBe(true);
     expect(title.test("A\ntitle")).toBe(false);
     expect(title.test(`A${NUL}title`)).toBe(false);
-    const description = patternOf(schemas.BookInput.properties.description);
+    const description = patternOf(schemas.BookInput!.properties.description);
     expect(description.test("one\r\n\ttwo")).toBe(true);
     expect(description.test(`one${NUL}two`)).toBe(false);
     expect(description.test(`one${SOH}two`)).toBe(false);
     for (const name of ["RegisterInput", "LoginInput"]) {
       for (const field of ["email", "password"]) {
-        expect(patternOf(schemas[name].properties[field]).test(`x${NUL}`)).toBe(false);
+        expect(patternOf(schemas[name]!.properties[field]).test(`x${NUL}`)).toBe(false);
       }
     }
   });

@@ -2,13 +2,22 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type SQL, sql } from "drizzle-orm";
 import QRCode from "qrcode";
 import { z } from "zod";
-import { ActivationQrCode, NullActivations } from "../../src/routes/qr-codes/qr-codes.schemas";
+import { Activation } from "../../src/routes/activations/activations.schemas";
+import { Book } from "../../src/routes/books/books.schemas";
+import { QrCodeBatchList } from "../../src/routes/qr-code-batches/qr-code-batches.schemas";
+import {
+  ActivationQrCode,
+  NullActivations,
+  NullActivationsResource,
+  QrCodeList,
+  type QrCodeResource,
+} from "../../src/routes/qr-codes/qr-codes.schemas";
 import { isCanonicalActivationCode } from "../../src/services/activation-code";
 import { testDialect } from "../helpers/databases";
 import { decodeQr, pngPixels, pngSize, renderSvg } from "../helpers/oracles";
 import { requireTool } from "../helpers/requires";
 import { bodyAs, expectProblem } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 
 const QrCodes = z.array(ActivationQrCode);
 // The symbols are read back by real outside tools; only the tests that do so need them.
@@ -26,7 +35,7 @@ describe("activation QR codes", () => {
     admin = await t.admin();
     reader = await t.user();
     const makeBook = async (title: string) =>
-      (await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title } }))).id as number;
+      (await bodyAs(await t.call("POST", "/book", { token: admin.token, json: { title } }), Book)).id;
     bookId = await makeBook("Coded");
     otherBookId = await makeBook("Other");
   });
@@ -80,7 +89,7 @@ describe("activation QR codes", () => {
       expect(body.errors!.map((e: { path: string }) => e.path)).toContain(field);
     }
     const notObject = await t.call("POST", "/activation-qr-code", { token: admin.token, json: [1] });
-    expect((await bodyOf(notObject)).code).toBe("INVALID_DEFINITION");
+    await expectProblem(notObject, 400, "INVALID_DEFINITION");
   });
 
   test("get: bad id → 400, unknown → 404", async () => {
@@ -157,8 +166,8 @@ describe("activation QR codes", () => {
     });
     expect(plain.status).toBe(201);
     expect(plain.headers.get("x-total-count")).toBe("3");
-    const codes = await bodyOf(plain);
-    expect(QrCodes.parse(codes)).toHaveLength(3);
+    const codes = await bodyAs(plain, QrCodes);
+    expect(codes).toHaveLength(3);
     expect(codes.some((qr: object) => "_links" in qr)).toBe(false);
 
     const response = await t.call("POST", "/activation-qr-code/batch", {
@@ -169,15 +178,13 @@ describe("activation QR codes", () => {
     expect(response.status).toBe(201);
     expect(response.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
     expect(response.headers.get("x-total-count")).toBe("2");
-    const hal = await bodyOf(response);
-    const embedded = QrCodes.parse(hal._embedded.activationQrCodes);
+    const hal = await bodyAs(response, QrCodeList.hal);
+    const embedded = hal._embedded.activationQrCodes!;
     expect(embedded).toHaveLength(2);
-    hal._embedded.activationQrCodes.forEach(
-      (qr: { _links: Record<"self" | "book", { href: string }> }, i: number) => {
-        expect(qr._links.self.href).toBe(`/activation-qr-code/${embedded[i]!.id}`);
-        expect(qr._links.book.href).toBe(`/book/${otherBookId}`);
-      },
-    );
+    embedded.forEach((qr) => {
+      expect(qr._links.self.href).toBe(`/activation-qr-code/${qr.id}`);
+      expect(qr._links.book.href).toBe(`/book/${otherBookId}`);
+    });
     expect(hal._links.self.href).toBe("/activation-qr-code/batch");
   });
 
@@ -199,7 +206,10 @@ describe("activation QR codes", () => {
     const { db } = t.deps;
     // Raw DDL: the SQLite builder runs it with run(), the Postgres one with execute().
     const ddl = db.orm as unknown as { run(query: SQL): unknown; execute(query: SQL): Promise<unknown> };
-    const book = await bodyOf(await t.call("POST", "/book", { token: admin.token, json: { title: "Half" } }));
+    const book = await bodyAs(
+      await t.call("POST", "/book", { token: admin.token, json: { title: "Half" } }),
+      Book,
+    );
     // A trigger that refuses the 700th code of this book: the first chunk of 500 has been inserted by then.
     if (testDialect === "sqlite") {
       ddl.run(
@@ -230,7 +240,7 @@ describe("activation QR codes", () => {
     const batches = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches`, {
       token: admin.token,
     });
-    expect(await bodyOf(batches)).toEqual([]);
+    expect(await bodyAs(batches, QrCodeBatchList.schema)).toEqual([]);
     const small = await t.call("POST", "/activation-qr-code/batch", {
       token: admin.token,
       json: { bookId: book.id, quantity: 600 },
@@ -238,12 +248,13 @@ describe("activation QR codes", () => {
     expect(small.status).toBe(201);
     expect(await bodyAs(small, QrCodes)).toHaveLength(600);
     const made = await t.call("GET", `/activation-qr-code/ofbook/${book.id}/batches`, { token: admin.token });
-    expect((await bodyOf(made)).map((batch: { codes: number }) => batch.codes)).toEqual([600]);
+    expect((await bodyAs(made, QrCodeBatchList.schema)).map((batch) => batch.codes)).toEqual([600]);
   });
 
   test("lists: whole, sorted, paged, HAL rel activationQrCodes; counts", async () => {
-    const book = await bodyOf(
+    const book = await bodyAs(
       await t.call("POST", "/book", { token: admin.token, json: { title: "Listed" } }),
+      Book,
     );
     const made = [];
     for (const enabled of [true, false, true]) {
@@ -273,10 +284,10 @@ describe("activation QR codes", () => {
       headers: { Accept: "application/hal+json" },
     });
     expect(paged.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
-    const hal = await bodyOf(paged);
+    const hal = await bodyAs(paged, QrCodeList.hal);
     expect(hal._embedded.activationQrCodes).toHaveLength(1);
-    expect(QrCodes.parse(hal._embedded.activationQrCodes)[0]!.id).toBe(made[2]!.id);
-    expect(hal._embedded.activationQrCodes[0]._links.qr.href).toBe(`/activation-qr-code/${made[2]!.id}/qr`);
+    expect(hal._embedded.activationQrCodes![0]!.id).toBe(made[2]!.id);
+    expect(hal._embedded.activationQrCodes![0]!._links.qr.href).toBe(`/activation-qr-code/${made[2]!.id}/qr`);
     expect(hal.page).toEqual({ size: 2, number: 1, totalElements: 3, totalPages: 2 });
 
     const all = await t.call("GET", "/activation-qr-code?size=5&sort=bookId,desc", { token: admin.token });
@@ -299,8 +310,9 @@ describe("activation QR codes", () => {
   });
 
   test("null-activations: the book's codes no activation has been made from", async () => {
-    const book = await bodyOf(
+    const book = await bodyAs(
       await t.call("POST", "/book", { token: admin.token, json: { title: "Unused" } }),
+      Book,
     );
     const [used, partly, unused] = [
       await create({ bookId: book.id }),
@@ -334,12 +346,13 @@ describe("activation QR codes", () => {
   });
 
   test("null-activations under HAL: the answer and each of its codes carry _links", async () => {
-    const book = await bodyOf(
+    const book = await bodyAs(
       await t.call("POST", "/book", { token: admin.token, json: { title: "Linked" } }),
+      Book,
     );
     const [first, second] = [await create({ bookId: book.id }), await create({ bookId: book.id })];
     const path = `/activation-qr-code/ofbook/${book.id}/null-activations`;
-    const plain = await bodyOf(await t.call("GET", path, { token: admin.token }));
+    const plain = await bodyAs(await t.call("GET", path, { token: admin.token }), NullActivations);
     expect(NullActivations.strict().parse(plain)).toEqual(plain);
     expect(plain.qrCodes.some((qr: object) => "_links" in qr)).toBe(false);
 
@@ -349,20 +362,23 @@ describe("activation QR codes", () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
-    const hal = await bodyOf(response);
-    expect(NullActivations.parse(hal)).toMatchObject({ bookId: book.id, count: 2 });
+    const hal = await bodyAs(response, NullActivationsResource.hal);
+    expect(hal).toMatchObject({ bookId: book.id, count: 2 });
     expect(hal._links.self.href).toBe(`${path}`);
     expect(hal._links.book.href).toBe(`/book/${book.id}`);
-    expect(hal.qrCodes.map((qr: { _links: { self: { href: string } } }) => qr._links.self.href)).toEqual([
+    // The schema holds each nested code to its HAL form; its type stays the plain code's.
+    const qrCodes = hal.qrCodes as Array<z.output<typeof QrCodeResource.hal>>;
+    expect(qrCodes.map((qr) => qr._links.self.href)).toEqual([
       `/activation-qr-code/${first.id}`,
       `/activation-qr-code/${second.id}`,
     ]);
-    expect(hal.qrCodes[0]._links.qr.href).toBe(`/activation-qr-code/${first.id}/qr`);
+    expect(qrCodes[0]!._links.qr.href).toBe(`/activation-qr-code/${first.id}/qr`);
   });
 
   test("null-activations: a code whose activation was deleted was still redeemed once", async () => {
-    const book = await bodyOf(
+    const book = await bodyAs(
       await t.call("POST", "/book", { token: admin.token, json: { title: "Returned" } }),
+      Book,
     );
     const [returned, fresh] = [await create({ bookId: book.id }), await create({ bookId: book.id })];
     const unused = async () => {
@@ -377,13 +393,14 @@ describe("activation QR codes", () => {
       json: { code: returned.code },
     });
     expect(redeemed.status).toBe(201);
-    const deleted = await t.call("DELETE", `/activation/${(await bodyOf(redeemed)).id}`, {
+    const deleted = await t.call("DELETE", `/activation/${(await bodyAs(redeemed, Activation)).id}`, {
       token: admin.token,
     });
     expect(deleted.status).toBe(200);
     // The slot is back on the code, yet an activation was made from it.
-    const code = await bodyOf(
+    const code = await bodyAs(
       await t.call("GET", `/activation-qr-code/${returned.id}`, { token: admin.token }),
+      ActivationQrCode,
     );
     expect(ActivationQrCode.strict().parse(code).activationCount).toBe(0);
     const after = await unused();
@@ -506,8 +523,9 @@ describe("activation QR codes", () => {
       });
       try {
         const otherAdmin = await other.admin();
-        const book = await bodyOf(
+        const book = await bodyAs(
           await other.call("POST", "/book", { token: otherAdmin.token, json: { title: "T" } }),
+          Book,
         );
         const created = await other.call("POST", "/activation-qr-code", {
           token: otherAdmin.token,

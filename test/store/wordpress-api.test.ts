@@ -2,12 +2,12 @@
 // and the answers a client gets while the shop's database is down.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
-import { Session } from "../../src/routes/authentication/authentication.schemas";
+import { Session, User } from "../../src/routes/authentication/authentication.schemas";
 import { Health } from "../../src/routes/service/service.schemas";
 import { openStore } from "../../src/store/open-store";
 import { WordPressStore } from "../../src/store/wordpress";
-import { bodyAs } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { bodyAs, expectProblem } from "../helpers/responses";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 import {
   createWordPressDatabase,
   fixtureLogins,
@@ -62,7 +62,7 @@ describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
 
       const me = await t.call("GET", "/authentication/me", { token: session.token });
       expect(me.status).toBe(200);
-      expect(await bodyOf(me)).toMatchObject({ uuid: session.user.uuid, roles: [...fixture.roles] });
+      expect(await bodyAs(me, User)).toMatchObject({ uuid: session.user.uuid, roles: [...fixture.roles] });
     },
   );
 
@@ -70,8 +70,7 @@ describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
     const response = await t.call("POST", "/authentication/login", {
       json: { email: "jane.doe", password: "it's quoted" },
     });
-    expect(response.status).toBe(401);
-    expect(await bodyOf(response)).toMatchObject({ code: "AUTHENTICATION_FAILED" });
+    await expectProblem(response, 401, "AUTHENTICATION_FAILED");
   });
 
   test("POST /authentication/register creates a WooCommerce customer in the shop", async () => {
@@ -107,8 +106,7 @@ describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
     const again = await t.call("POST", "/authentication/register", {
       json: { email: "NEW.reader@example.com", password: "a long enough passphrase" },
     });
-    expect(again.status).toBe(409);
-    expect(await bodyOf(again)).toMatchObject({ code: "EMAIL_ALREADY_EXISTS" });
+    await expectProblem(again, 409, "EMAIL_ALREADY_EXISTS");
 
     const login = await t.call("POST", "/authentication/login", {
       json: { email: "new.reader", password: "a long enough passphrase" },

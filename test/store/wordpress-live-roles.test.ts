@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
 import { type App, createApp } from "../../src/app";
+import { Session } from "../../src/routes/authentication/authentication.schemas";
 import { grantAdmin, revokeAdmin } from "../../src/services/admin-grants";
 import { openStore } from "../../src/store/open-store";
-import { expectProblem } from "../helpers/responses";
-import { bodyOf, createTestApp, type TestApp } from "../helpers/test-app";
+import { bodyAs, expectProblem } from "../helpers/responses";
+import { createTestApp, type TestApp } from "../helpers/test-app";
 import {
   createWordPressDatabase,
   fixtureLogins,
@@ -50,7 +51,7 @@ describe.skipIf(!storeServerUrl)("live roles over a WordPress shop, two instance
   async function login(name: string, password: string): Promise<string> {
     const response = await t.call("POST", "/authentication/login", { json: { email: name, password } });
     expect(response.status).toBe(200);
-    return (await bodyOf(response)).token;
+    return (await bodyAs(response, Session)).token;
   }
 
   test("the shop's administrator demoted to customer: 403 within 60 s", async () => {
