@@ -10,6 +10,7 @@ import QRCode from "qrcode";
 import { grantAdminWithCli } from "../helpers/admin-cli";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { requireTool } from "../helpers/requires";
+import { expectProblem } from "../helpers/responses";
 import { TEST_PASSWORD } from "../helpers/test-app";
 import { concat, makeZip } from "../helpers/zip";
 
@@ -65,8 +66,7 @@ const uploadArchive = (bytes: Uint8Array) => upload(`/bookversion/${versionId}/u
 const uploadCover = (bytes: Uint8Array) => upload(`/book/${bookId}/cover`, bytes, "cover.png");
 
 async function expectRefused(response: Response): Promise<void> {
-  expect(response.status).toBe(415);
-  expect(((await response.json()) as { code: string }).code).toBe("UNSUPPORTED_MEDIA_TYPE");
+  await expectProblem(response, 415, "UNSUPPORTED_MEDIA_TYPE");
 }
 
 /** The archive the server holds for the version now (null: none). */

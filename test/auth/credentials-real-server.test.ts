@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { type RealServer, startRealServer } from "../helpers/real-server";
+import { expectProblem } from "../helpers/responses";
 
 const JWT_SECRET = "credentials-test-secret-0123456789-abcdef";
 const EMAIL = "strict-basic@example.com";
@@ -76,7 +77,7 @@ describe("HTTP Basic: exactly one canonical base64 token", () => {
     for (const spelling of spellingsOf(canonical)) {
       const response = await me(`Basic ${spelling}`);
       expect({ spelling, status: response.status }).toEqual({ spelling, status: 401 });
-      expect(((await response.json()) as { code: string }).code).toBe("AUTHENTICATION_FAILED");
+      await expectProblem(response, 401, "AUTHENTICATION_FAILED");
     }
   });
 

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { grantAdminWithCli } from "../helpers/admin-cli";
 import { type PostgresInstance, requirePostgresServer, startPostgres } from "../helpers/postgres-instance";
+import { expectProblem } from "../helpers/responses";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 const ADMIN = "outage-admin@example.com";
@@ -95,8 +96,7 @@ describe.if(requirePostgresServer())("Postgres outage", () => {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
     });
-    expect(login.status).toBe(503);
-    expect(((await login.json()) as { code: string }).code).toBe("SERVICE_UNAVAILABLE");
+    await expectProblem(login, 503, "SERVICE_UNAVAILABLE");
 
     await pg.start();
 

@@ -142,13 +142,3 @@ export async function createTestApp(
     },
   };
 }
-
-/** The decoded JSON body of a response (throws with the body when it is not JSON). */
-export async function bodyOf<T = any>(response: Response): Promise<T> {
-  const text = await response.text();
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    throw new Error(`not JSON (${response.status}): ${text.slice(0, 200)}`);
-  }
-}
