@@ -3,7 +3,7 @@
 // TEST_DATABASE_URL is set. Before, year 0000 was a 500 on Postgres, and an offset that carries
 // 9999-12-31 into year 10000 came back as "+010000-…" on SQLite.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { grantAdminWithCli } from "../helpers/admin-cli";
+import { adminWithBook } from "../helpers/admin-cli";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { TEST_PASSWORD } from "../helpers/test-app";
 
@@ -15,15 +15,11 @@ let bookId: number;
 
 beforeAll(async () => {
   server = await startRealServer();
-  const registered = await fetch(`${server.url}/authentication/register`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: ADMIN, password: TEST_PASSWORD }),
-  });
-  expect(registered.status).toBe(201);
-  token = ((await registered.json()) as { token: string }).token;
-  await grantAdminWithCli(ADMIN, server.dataEnv);
-  bookId = ((await (await post("/book", { title: "Dates" })).json()) as { id: number }).id;
+  ({ token, bookId } = await adminWithBook(server, server.dataEnv, {
+    email: ADMIN,
+    password: TEST_PASSWORD,
+    bookTitle: "Dates",
+  }));
 });
 afterAll(async () => {
   await server?.stop();

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import QRCode from "qrcode";
-import { grantAdminWithCli } from "../helpers/admin-cli";
+import { adminWithBook } from "../helpers/admin-cli";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { requireTool } from "../helpers/requires";
 import { expectProblem } from "../helpers/responses";
@@ -25,15 +25,11 @@ let dir: string;
 
 beforeAll(async () => {
   server = await startRealServer();
-  const registered = await fetch(`${server.url}/authentication/register`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: ADMIN, password: TEST_PASSWORD }),
-  });
-  expect(registered.status).toBe(201);
-  token = ((await registered.json()) as { token: string }).token;
-  await grantAdminWithCli(ADMIN, server.dataEnv);
-  bookId = ((await (await post("/book", { title: "Uploads" })).json()) as { id: number }).id;
+  ({ token, bookId } = await adminWithBook(server, server.dataEnv, {
+    email: ADMIN,
+    password: TEST_PASSWORD,
+    bookTitle: "Uploads",
+  }));
   const version = await post("/bookversion", { bookId, versionCode: 1, versionName: "1.0" });
   expect(version.status).toBe(201);
   versionId = ((await version.json()) as { id: number }).id;

@@ -55,11 +55,15 @@ describe.if(mounted)("full data volume", () => {
   beforeAll(async () => {
     png = new Uint8Array(await QRCode.toBuffer("cover", { width: 300 }));
     server = await spawnServer({ dataDir: mountPoint });
-    ({ token, bookId } = await adminWithBook(server, mountPoint, {
-      email: ADMIN,
-      password: PASSWORD,
-      bookTitle: "Full",
-    }));
+    ({ token, bookId } = await adminWithBook(
+      server,
+      { DATA_DIR: mountPoint },
+      {
+        email: ADMIN,
+        password: PASSWORD,
+        bookTitle: "Full",
+      },
+    ));
   }, 60_000);
 
   afterAll(async () => {

@@ -5,7 +5,7 @@
 // download (GET and HEAD) are answered at once, and /health answers while they are sent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import QRCode from "qrcode";
-import { grantAdminWithCli } from "../helpers/admin-cli";
+import { adminWithBook } from "../helpers/admin-cli";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { TEST_PASSWORD } from "../helpers/test-app";
 
@@ -22,22 +22,12 @@ let etag: string;
 
 beforeAll(async () => {
   server = await startRealServer();
-  const registered = await fetch(`${server.url}/authentication/register`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: ADMIN, password: TEST_PASSWORD }),
+  const { token, bookId: id } = await adminWithBook(server, server.dataEnv, {
+    email: ADMIN,
+    password: TEST_PASSWORD,
+    bookTitle: "Ranges",
   });
-  expect(registered.status).toBe(201);
-  const { token } = (await registered.json()) as { token: string };
-  await grantAdminWithCli(ADMIN, server.dataEnv);
   const auth = { Authorization: `Bearer ${token}` };
-  const book = await fetch(`${server.url}/book`, {
-    method: "POST",
-    headers: { ...auth, "Content-Type": "application/json" },
-    body: JSON.stringify({ title: "Ranges" }),
-  });
-  expect(book.status).toBe(201);
-  const { id } = (await book.json()) as { id: number };
   cover = new Uint8Array(await QRCode.toBuffer("cover", { width: 240 }));
   const form = new FormData();
   form.append("file", new Blob([cover], { type: "image/png" }), "cover.png");

@@ -33,11 +33,15 @@ describe("temp files on a shared volume", () => {
     dataDir = mkdtempSync(join(tmpdir(), "bookdist-shared-"));
     otherDir = mkdtempSync(join(tmpdir(), "bookdist-shared-db-"));
     first = await spawnServer({ dataDir });
-    ({ token, bookId } = await adminWithBook(first, dataDir, {
-      email: ADMIN,
-      password: PASSWORD,
-      bookTitle: "Shared",
-    }));
+    ({ token, bookId } = await adminWithBook(
+      first,
+      { DATA_DIR: dataDir },
+      {
+        email: ADMIN,
+        password: PASSWORD,
+        bookTitle: "Shared",
+      },
+    ));
   }, 60_000);
 
   afterAll(async () => {

@@ -63,11 +63,15 @@ describe("SQLite locked by another process", () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "bookdist-lock-"));
     server = await spawnServer({ dataDir });
-    ({ token, bookId } = await adminWithBook(server, dataDir, {
-      email: ADMIN,
-      password: PASSWORD,
-      bookTitle: "Locked",
-    }));
+    ({ token, bookId } = await adminWithBook(
+      server,
+      { DATA_DIR: dataDir },
+      {
+        email: ADMIN,
+        password: PASSWORD,
+        bookTitle: "Locked",
+      },
+    ));
   }, 60_000);
 
   afterAll(async () => {

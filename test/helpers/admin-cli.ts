@@ -39,11 +39,13 @@ export async function grantAdminWithCli(identifier: string, env: Record<string, 
 /**
  * What the fault tests start from on a real server: an admin (registered over HTTP, granted with
  * the CLI, as an operator does) and one book. The session re-reads its roles at its next request
- * after the grant, so the token from registration is an admin's.
+ * after the grant, so the token from registration is an admin's. `cliEnv` is what `bun run admin`
+ * needs to reach the server's data: its DATA_DIR, and its DATABASE_URL on Postgres
+ * (RealServer.dataEnv).
  */
 export async function adminWithBook(
   server: { url: string },
-  dataDir: string,
+  cliEnv: Record<string, string>,
   account: { email: string; password: string; bookTitle: string },
 ): Promise<{ token: string; bookId: number }> {
   const registered = await fetch(`${server.url}/authentication/register`, {
@@ -53,7 +55,7 @@ export async function adminWithBook(
   });
   if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
   const { token } = (await registered.json()) as { token: string };
-  await grantAdminWithCli(account.email, { DATA_DIR: dataDir });
+  await grantAdminWithCli(account.email, cliEnv);
   const book = await fetch(`${server.url}/book`, {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
