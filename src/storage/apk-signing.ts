@@ -3,7 +3,7 @@
 // without either, the v1 JAR signature's PKCS#7 block is read. Nothing is verified here — Android
 // verifies at install time; bookdist only records which key an upload claims, to notice a change.
 import { createHash } from "node:crypto";
-import type { ZipDirectory, ZipEntry } from "./file-types";
+import { SIGNING_BLOCK_MAGIC, type ZipDirectory, type ZipEntry } from "./file-types";
 
 export class ApkSigningError extends Error {
   override name = "ApkSigningError";
@@ -17,7 +17,6 @@ export interface ApkSigner {
   certificateSha256: string;
 }
 
-const SIGNING_BLOCK_MAGIC = "APK Sig Block 42";
 const V2_BLOCK_ID = 0x7109871a;
 const V3_BLOCK_ID = 0xf05368c0;
 /** Real signing blocks are a few KiB (padded to 4 KiB); anything huge is not worth reading. */

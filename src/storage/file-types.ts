@@ -40,7 +40,8 @@ const DESCRIPTOR_FLAG = 0x0008;
 const UTF8_FLAG = 0x0800;
 /** The flags that change how an entry is read: local and central header must agree on them. */
 const LOCAL_FLAGS = ENCRYPTED_FLAG | DESCRIPTOR_FLAG | UTF8_FLAG;
-const SIGNING_BLOCK_MAGIC = "APK Sig Block 42";
+/** The footer of an APK Signing Block (the zip walk lets it stand before the directory; apk-signing.ts reads it). */
+export const SIGNING_BLOCK_MAGIC = "APK Sig Block 42";
 /**
  * Zeros that may precede an APK Signing Block: apksigner pads the entries to a 4096-byte page,
  * the AOSP test APKs carry 5,710 bytes. Zeros hide nothing; the bound keeps the read small.
