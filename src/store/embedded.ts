@@ -1,6 +1,6 @@
 // STORE_DRIVER=embedded: store users in the service's own database, in tables shaped like
 // WordPress's and hashed the same way, so one command runs everything.
-import { and, eq, inArray, or, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { DummyHash } from "../auth/dummy-hash";
 import { passwordStampOf } from "../auth/password-stamp";
@@ -254,12 +254,17 @@ export class EmbeddedStore implements StoreDirectory {
   }
 }
 
+/** Users grouped per event-loop turn while the schemes are sampled (about 7 ms per 20,000 on SQLite). */
+const SCHEME_SAMPLE_CHUNK = 20_000;
+
 /**
  * The hash schemes the store's users have (passwords.ts schemeOfHash names them from one hash of
  * each group), grouped in SQL so a large store is not read row by row: by a prefix at least as
  * long as the scheme; an argon2 hash instead loses its hash and salt (base64, no "$") from the right.
+ * In id ranges, one per event-loop turn: on SQLite the grouping runs on the event loop, and a
+ * million users at once held it for 340 ms.
  */
-export async function hashSchemesOf(db: Database): Promise<string[]> {
+export async function hashSchemesOf(db: Database, chunk = SCHEME_SAMPLE_CHUNK): Promise<string[]> {
   const { storeUser } = db.tables;
   const pass = storeUser.userPass;
   const scheme = sql`CASE
@@ -270,11 +275,19 @@ export async function hashSchemesOf(db: Database): Promise<string[]> {
       THEN rtrim(rtrim(rtrim(rtrim(${pass}, ${BASE64_CHARS}), '$'), ${BASE64_CHARS}), '$')
     ELSE substr(${pass}, 1, 7)
   END`;
-  const rows = await db.orm
-    .select({ hash: sql<string>`min(${pass})` })
-    .from(storeUser)
-    .groupBy(scheme);
-  return [...new Set(rows.map((row) => schemeOfHash(row.hash)))];
+  const [last] = await db.orm.select({ id: sql<number | null>`max(${storeUser.id})` }).from(storeUser);
+  const lastId = Number(last?.id ?? 0);
+  const schemes = new Set<string>();
+  for (let from = 0; from < lastId; from += chunk) {
+    if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+    const rows = await db.orm
+      .select({ hash: sql<string>`min(${pass})` })
+      .from(storeUser)
+      .where(and(gt(storeUser.id, from), lte(storeUser.id, from + chunk)))
+      .groupBy(scheme);
+    for (const row of rows) schemes.add(schemeOfHash(row.hash));
+  }
+  return [...schemes];
 }
 
 function escapeLike(text: string): string {
