@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import packageJson from "../../package.json" with { type: "json" };
 import { toAppError } from "../../src/http/error-handler";
 import { DOCUMENT_HEADERS, SECURITY_HEADERS } from "../../src/http/request-frame";
 import { createLogger } from "../../src/lib/logger";
@@ -209,6 +210,7 @@ describe("HTTP core", () => {
     expect(response.status).toBe(200);
     expect(await bodyAs(response, Health)).toEqual({
       status: "ok",
+      version: packageJson.version,
       database: "ok",
       store: "ok",
       storage: "ok",

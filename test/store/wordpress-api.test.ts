@@ -2,6 +2,7 @@
 // and the answers a client gets while the shop's database is down.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
+import packageJson from "../../package.json" with { type: "json" };
 import { Session, User } from "../../src/routes/authentication/authentication.schemas";
 import { Health } from "../../src/routes/service/service.schemas";
 import { openStore } from "../../src/store/open-store";
@@ -119,6 +120,7 @@ describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
     expect(response.status).toBe(200);
     expect(await bodyAs(response, Health)).toEqual({
       status: "ok",
+      version: packageJson.version,
       database: "ok",
       store: "ok",
       storage: "ok",
@@ -158,6 +160,7 @@ describe("the app over a WordPress shop that is down", () => {
     expect(response.status).toBe(503);
     expect(await bodyAs(response, Health)).toEqual({
       status: "unavailable",
+      version: packageJson.version,
       database: "ok",
       store: "unavailable",
       storage: "ok",

@@ -3,6 +3,7 @@
 // the passwords schema.sql documents and get their roles from the shop's capabilities.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
+import packageJson from "../../package.json" with { type: "json" };
 import { Session } from "../../src/routes/authentication/authentication.schemas";
 import { Health } from "../../src/routes/service/service.schemas";
 import { type RealServer, startRealServer } from "../helpers/real-server";
@@ -47,6 +48,7 @@ describe.skipIf(!storeServerUrl)("the running server with STORE_DRIVER=wordpress
     expect(response.status).toBe(200);
     expect(Health.parse(await response.json())).toEqual({
       status: "ok",
+      version: packageJson.version,
       database: "ok",
       store: "ok",
       storage: "ok",

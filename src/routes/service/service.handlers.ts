@@ -1,3 +1,4 @@
+import packageJson from "../../../package.json" with { type: "json" };
 import type { AppRouteHandler } from "../../http/types";
 import type * as routes from "./service.routes";
 
@@ -33,5 +34,5 @@ export const getHealth: AppRouteHandler<typeof routes.getHealth> = async (c) => 
   c.header("Cache-Control", "no-store");
   if (!ok) c.header("Retry-After", "5");
   const status = ok ? ("ok" as const) : ("unavailable" as const);
-  return c.json({ status, database, store, storage }, ok ? 200 : 503);
+  return c.json({ status, version: packageJson.version, database, store, storage }, ok ? 200 : 503);
 };
