@@ -19,6 +19,7 @@ import {
   StandardFontEmbedder,
   StandardFonts,
 } from "pdf-lib";
+import { LoopSlices } from "./loop-slices";
 import { num, qrPdfOperators, qrVector } from "./qr-vector";
 import {
   CELL_PADDING_MM,
@@ -158,7 +159,11 @@ async function* writeSheet(geometry: SheetGeometry, content: SheetContent): Asyn
     return Buffer.concat([pdf.object(pageRef, page), pdf.object(contentRef, stream)]);
   };
 
+  // Each symbol is ~0.1 ms of encoding; a whole sheet is seconds of it. Pausing between symbols
+  // when a slice is used up keeps the rest of the server answering while the sheet is made.
+  const slices = new LoopSlices();
   for await (const { code, payload } of content.codes) {
+    await slices.pause();
     cells.push(cellOperators(geometry, cells.length, code, payload, title));
     if (cells.length === geometry.perPage) yield flush();
   }

@@ -68,7 +68,7 @@ export const getActivationQrCodeImage: AppRouteHandler<typeof routes.getActivati
   const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
   if (matchesEtag(c.req.valid("header")["if-none-match"], etag)) return c.body(null, 304, headers);
   const png = await service.renderQrPng(template, qrCode.code, size);
-  return c.body(new Uint8Array(png), 200, {
+  return c.body(png, 200, {
     ...headers,
     "Content-Type": "image/png",
     "Content-Disposition": `inline; filename="qr-${qrCode.code}.png"`,
