@@ -19,8 +19,9 @@ import {
   StandardFontEmbedder,
   StandardFonts,
 } from "pdf-lib";
-import { LoopSlices } from "./loop-slices";
+import { LoopSlices } from "../lib/loop-slices";
 import { num, qrPdfOperators, qrVector } from "./qr-vector";
+import { RenderSlots } from "./render-slots";
 import {
   CELL_PADDING_MM,
   COURIER_ADVANCE,
@@ -50,9 +51,16 @@ export interface SheetContent {
   codes: AsyncIterable<{ code: string; payload: string }>;
 }
 
+/**
+ * Sheets made at once by this instance; the next one starts when one of them ends. Two keep the
+ * loop's turns short (each adds a slice to every turn) while one slow reader cannot stall printing.
+ */
+export const SHEETS_AT_ONCE = 2;
+const sheetSlots = new RenderSlots(SHEETS_AT_ONCE);
+
 /** The PDF as a byte stream; pages are made as the reader pulls them. */
 export function printSheet(geometry: SheetGeometry, content: SheetContent): ReadableStream<Uint8Array> {
-  const chunks = writeSheet(geometry, content);
+  const chunks = inSlot(writeSheet(geometry, content));
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = await chunks.next();
@@ -63,6 +71,19 @@ export function printSheet(geometry: SheetGeometry, content: SheetContent): Read
       await chunks.return(undefined);
     },
   });
+}
+
+/**
+ * The chunks, made only while holding one of the sheet slots: taken before the first chunk, given
+ * back when the last one is made, the reader cancels, or the writer fails.
+ */
+async function* inSlot(chunks: AsyncGenerator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const giveBack = await sheetSlots.take();
+  try {
+    yield* chunks;
+  } finally {
+    giveBack();
+  }
 }
 
 /** Serialises indirect objects one at a time, remembering only where each one starts. */

@@ -5,6 +5,7 @@ import type { Database } from "#db";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
 import type { ListWindow, Page } from "../lib/list-window";
+import { LoopSlices, nextTurn } from "../lib/loop-slices";
 import { renderPng } from "../print/qr-png";
 import { qrSvg } from "../print/qr-vector";
 import { insertQrCodeBatch } from "../repositories/qr-code-batches";
@@ -93,6 +94,11 @@ export async function createQrCode(
 /**
  * Makes a batch record (the print run) and its `quantity` codes in one transaction: either all
  * of them exist afterwards or none.
+ *
+ * The transaction is the one part that cannot be cut: on SQLite it must end in the event-loop
+ * turn it began in (DESIGN.md "SQLite write discipline"), so 10,000 rows hold the loop for as long
+ * as their INSERTs take. Everything else — drawing the codes, and the caller's 201 body — runs in
+ * turns of its own.
  */
 export async function createQrCodeBatch(
   db: Database,
@@ -101,16 +107,29 @@ export async function createQrCodeBatch(
 ): Promise<qrCodes.QrCodeRow[]> {
   await assertBookExists(db, input.bookId);
   const { quantity, ...shared } = input;
-  return withFreshCodes(() => {
-    const codes = new Set<string>();
-    while (codes.size < quantity) codes.add(generateActivationCode());
+  const rows = await withFreshCodes(async () => {
+    const codes = await drawCodes(quantity);
     // The batch record and its codes commit together: a print run is never half made.
     return withTransaction(db, async (tx) => {
       const batch = await insertQrCodeBatch(tx, shared, now);
-      const rows = [...codes].map((code) => ({ ...shared, code, enabled: true, batchId: batch.id }));
-      return qrCodes.insertQrCodes(tx, rows, now);
+      const values = codes.map((code) => ({ ...shared, code, enabled: true, batchId: batch.id }));
+      return qrCodes.insertQrCodes(tx, values, now);
     });
   });
+  await nextTurn();
+  return rows;
+}
+
+/** `quantity` different new codes, drawn in slices of the loop's time. */
+async function drawCodes(quantity: number): Promise<string[]> {
+  const codes = new Set<string>();
+  const slices = new LoopSlices();
+  while (codes.size < quantity) {
+    await slices.pause();
+    codes.add(generateActivationCode());
+  }
+  await nextTurn();
+  return [...codes];
 }
 
 export async function setQrCodeEnabled(
