@@ -60,19 +60,25 @@ function reportingFailures(
   stream: ReadableStream<Uint8Array>,
 ): ReadableStream<Uint8Array> {
   const reader = stream.getReader();
+  // A client that goes away cancels this stream while a read may be pending: that read then ends
+  // the cancelled stream, which is no failure, and this stream may no longer be closed or fed.
+  let cancelled = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const next = await reader.read();
+        if (cancelled) return;
         if (next.done) controller.close();
         else controller.enqueue(next.value);
       } catch (error) {
+        if (cancelled) return;
         const { logger } = c.get("deps");
         logger.error("streamed download failed", { requestId: c.get("requestId"), ...describeError(error) });
         controller.error(error);
       }
     },
     cancel(reason) {
+      cancelled = true;
       return reader.cancel(reason);
     },
   });
