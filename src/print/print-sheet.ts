@@ -52,15 +52,15 @@ export interface SheetContent {
 }
 
 /**
- * Sheets made at once by this instance; the next one starts when one of them ends. Two keep the
- * loop's turns short (each adds a slice to every turn) while one slow reader cannot stall printing.
+ * Sheets being made at once by this instance. Each adds a slice of work to every turn of the loop,
+ * so two keep the turns short; the others wait their turn, page by page (see inSlots).
  */
 export const SHEETS_AT_ONCE = 2;
 const sheetSlots = new RenderSlots(SHEETS_AT_ONCE);
 
 /** The PDF as a byte stream; pages are made as the reader pulls them. */
 export function printSheet(geometry: SheetGeometry, content: SheetContent): ReadableStream<Uint8Array> {
-  const chunks = inSlot(writeSheet(geometry, content));
+  const chunks = inSlots(writeSheet(geometry, content));
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = await chunks.next();
@@ -74,15 +74,26 @@ export function printSheet(geometry: SheetGeometry, content: SheetContent): Read
 }
 
 /**
- * The chunks, made only while holding one of the sheet slots: taken before the first chunk, given
- * back when the last one is made, the reader cancels, or the writer fails.
+ * The chunks (a page each, mostly), each made while holding one of the sheet slots. A slot is held
+ * while a chunk is made, not while the reader takes it, so a reader who stalls or never reads on
+ * keeps no other sheet waiting.
  */
-async function* inSlot(chunks: AsyncGenerator<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const giveBack = await sheetSlots.take();
+async function* inSlots(chunks: AsyncGenerator<Uint8Array>): AsyncGenerator<Uint8Array> {
   try {
-    yield* chunks;
+    for (;;) {
+      const giveBack = await sheetSlots.take();
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await chunks.next();
+      } finally {
+        giveBack();
+      }
+      if (next.done) return;
+      yield next.value;
+    }
   } finally {
-    giveBack();
+    // A reader who leaves ends the writer too (a no-op once it has finished).
+    await chunks.return(undefined);
   }
 }
 
