@@ -5,6 +5,7 @@
 // PNGs ~0.9 s. The outputs are checked against outside readers and the qrcode package itself.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import QRCode from "qrcode";
@@ -27,6 +28,8 @@ const readsPdf = requireTool(["pdfinfo", "pdftotext"], "poppler-utils");
 let server: RealServer;
 let token: string;
 let bookId: number;
+/** A batch of two codes: its sheet is made in a moment. */
+let smallBatchId: number;
 
 interface Probed<T> {
   result: T;
@@ -93,6 +96,7 @@ describe("admin work off the event loop", () => {
       authorized({ method: "POST", body: JSON.stringify({ bookId, quantity: 2 }) }),
     );
     const [first] = (await warm.json()) as Array<{ id: number; batchId: number }>;
+    smallBatchId = first!.batchId;
     await bytesOf(`/activation-qr-code/batch/${first!.batchId}/sheet.pdf`);
     await bytesOf(`/activation-qr-code/${first!.id}/qr?size=64`);
   }, 60_000);
@@ -193,5 +197,41 @@ describe("admin work off the event loop", () => {
     expect(new TextDecoder().decode(whole.slice(-5))).toBe("%%EOF");
     // Leaving is no failure of the server's: nothing is logged as one.
     expect(server.output().filter((line) => line.includes("streamed download failed"))).toEqual([]);
+  }, 60_000);
+
+  test("readers who stall keep no other sheet waiting", async () => {
+    expect(codes).toHaveLength(CODES);
+    // As many readers as sheets are made at once, on sockets that read the first bytes and then
+    // nothing more: 10,000 pages of 1×1 are more than the socket buffers take.
+    const stalled = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<ReturnType<typeof connect>>((resolve, reject) => {
+            const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
+            socket.once("data", () => {
+              socket.pause();
+              resolve(socket);
+            });
+            socket.once("error", reject);
+            socket.write(
+              `GET /activation-qr-code/batch/${codes[0]!.batchId}/sheet.pdf?columns=1&rows=1&symbolMm=100 HTTP/1.1\r\n` +
+                `Host: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+            );
+          }),
+      ),
+    );
+    try {
+      await Bun.sleep(3000);
+      // Waiting behind the stalled readers would be for ever: a failure after 10 s instead.
+      const response = await fetch(
+        `${server.url}/activation-qr-code/batch/${smallBatchId}/sheet.pdf`,
+        authorized({ signal: AbortSignal.timeout(10_000) }),
+      );
+      expect(response.status).toBe(200);
+      const pdf = new Uint8Array(await response.arrayBuffer());
+      expect(new TextDecoder().decode(pdf.slice(-5))).toBe("%%EOF");
+    } finally {
+      for (const socket of stalled) socket.destroy();
+    }
   }, 60_000);
 });
