@@ -18,11 +18,11 @@ const CODES = 10_000;
 const LONGEST_WAIT_MS = 250;
 /**
  * A batch's one transaction must begin and end in one turn of the loop (DESIGN.md "SQLite write
- * discipline"), and its 10,000 INSERTs alone hold the loop ~120 ms on SQLite on an idle machine,
- * several times that on a busy one (bench/admin-loop.ts). The bound for it is /health's own: past
- * 800 ms of loop held, /health gives up on its checks and answers 503.
+ * discipline"), and its 10,000 INSERTs alone are 120–170 ms of CPU on SQLite (Drizzle building
+ * them ~60 %, SQLite running them the rest), several times that in wall time on a busy machine.
+ * The bound for it is /health's own promise: an answer within a second (API.md §5).
  */
-const BATCH_LONGEST_WAIT_MS = 800;
+const BATCH_LONGEST_WAIT_MS = 1000;
 const readsPdf = requireTool(["pdfinfo", "pdftotext"], "poppler-utils");
 
 let server: RealServer;
