@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { orderByOf, paged } from "../db/order-by";
+import { byId, keysetAfter, orderByTerms, paged, sortTermsOf } from "../db/order-by";
 import { countRows, insertRow } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
 import type { ListWindow } from "../lib/list-window";
@@ -70,14 +70,23 @@ export async function findQrCodeBatch(db: Database, id: number): Promise<QrCodeB
   return row ? withCounts(row) : undefined;
 }
 
+/** A book's batches; `after`: the previous chunk's last batch (db/order-by.ts keysetAfter). */
 export async function listQrCodeBatchesOfBook(
   db: Database,
   bookId: number,
   window: ListWindow<QrCodeBatchSortField>,
+  after?: QrCodeBatchWithCounts,
 ): Promise<QrCodeBatchWithCounts[]> {
   const { qrCodeBatch } = db.tables;
-  const orderBy = orderByOf(window, qrCodeBatch, qrCodeBatch.id);
-  const query = batchesWithCounts(db, eq(qrCodeBatch.bookId, bookId)).orderBy(...orderBy);
+  const terms = sortTermsOf<QrCodeBatchSortField, QrCodeBatchWithCounts>(
+    window,
+    qrCodeBatch,
+    byId(qrCodeBatch.id),
+  );
+  const keyset = after && keysetAfter(terms, after, db.dialect);
+  const query = batchesWithCounts(db, and(eq(qrCodeBatch.bookId, bookId), keyset)).orderBy(
+    ...orderByTerms(terms),
+  );
   return (await paged(query, window)).map(withCounts);
 }
 

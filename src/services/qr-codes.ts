@@ -5,7 +5,7 @@ import QRCode from "qrcode";
 import type { Database } from "#db";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
-import type { ListWindow, Page } from "../lib/list-window";
+import type { ListRead, ListWindow } from "../lib/list-window";
 import { qrSvg } from "../print/qr-vector";
 import { insertQrCodeBatch } from "../repositories/qr-code-batches";
 import * as qrCodes from "../repositories/qr-codes";
@@ -42,11 +42,12 @@ export function listQrCodes(
   db: Database,
   window: ListWindow<qrCodes.QrCodeSortField>,
   filter: qrCodes.QrCodeFilter = {},
-): Promise<Page<qrCodes.QrCodeRow>> {
+): Promise<ListRead<qrCodes.QrCodeRow>> {
   return pageOf(
+    db,
     window,
-    () => qrCodes.listQrCodes(db, filter, window),
-    () => qrCodes.countQrCodes(db, filter),
+    (on, chunk, after) => qrCodes.listQrCodes(on, filter, chunk, after),
+    (on) => qrCodes.countQrCodes(on, filter),
   );
 }
 
@@ -128,7 +129,7 @@ export async function setQrCodeEnabled(
  * redemption leaves (firstRedeemedAt), not the live count.
  */
 export const unusedQrCodesOfBook = ofExistingBook((db, bookId) =>
-  qrCodes.listQrCodes(db, { bookId, unused: true }),
+  listQrCodes(db, { sort: [] }, { bookId, unused: true }),
 );
 
 /** What the symbol says: the template with the code filled in. */
