@@ -23,12 +23,12 @@ import type { ListWindow } from "../lib/list-window";
 export interface SortTerm<Row> {
   column: AnyColumn;
   direction: "asc" | "desc";
-  valueOf(row: Row): unknown;
+  valueIn(row: Row): unknown;
 }
 
 /**
  * The terms of `window.sort`, with `tieBreaker` (the id, ascending) last so that the order is
- * total: pages never overlap and a keyset never skips a row. `valueOf` reads a term's value from
+ * total: pages never overlap and a keyset never skips a row. `valueIn` reads a term's value from
  * a row of the list (for a single table, `row[field]`). The names were validated against the same
  * `columns` by the route's schema.
  */
@@ -36,12 +36,12 @@ export function sortTermsOf<F extends string, Row>(
   window: Pick<ListWindow<F>, "sort">,
   columns: Record<F, AnyColumn>,
   tieBreaker: SortTerm<Row>,
-  valueOf: (row: Row, field: F) => unknown = (row, field) => (row as Record<string, unknown>)[field],
+  fieldValue: (row: Row, field: F) => unknown = (row, field) => (row as Record<string, unknown>)[field],
 ): SortTerm<Row>[] {
   const terms: SortTerm<Row>[] = window.sort.map(({ field, direction }) => ({
     column: columns[field],
     direction,
-    valueOf: (row: Row) => valueOf(row, field),
+    valueIn: (row: Row) => fieldValue(row, field),
   }));
   terms.push(tieBreaker);
   return terms;
@@ -49,7 +49,7 @@ export function sortTermsOf<F extends string, Row>(
 
 /** The ascending `id` tie-breaker of a table's rows. */
 export function byId<Row extends { id: number }>(id: AnyColumn): SortTerm<Row> {
-  return { column: id, direction: "asc", valueOf: (row) => row.id };
+  return { column: id, direction: "asc", valueIn: (row) => row.id };
 }
 
 export function orderByTerms(terms: readonly SortTerm<never>[]): SQL[] {
@@ -84,7 +84,7 @@ export function keysetAfter<Row>(
   const ties: SQL[] = [];
   const branches: SQL[] = [];
   for (const term of terms) {
-    const value = term.valueOf(last);
+    const value = term.valueIn(last);
     const nullsFirst = (dialect === "sqlite") === (term.direction === "asc");
     branches.push(and(...ties, after(term, value, nullsFirst)) as SQL);
     ties.push(value === null || value === undefined ? isNull(term.column) : eq(term.column, value));
@@ -92,7 +92,7 @@ export function keysetAfter<Row>(
   const predicate = or(...branches) as SQL;
   // The OR alone would make the database read the list from its start and filter every row
   // before `last` out on each chunk; a bound on the first term lets an index on it start there.
-  const bound = firstTermBound(terms[0]!, terms[0]!.valueOf(last), dialect);
+  const bound = firstTermBound(terms[0]!, terms[0]!.valueIn(last), dialect);
   return bound ? (and(bound, predicate) as SQL) : predicate;
 }
 

@@ -167,8 +167,8 @@ function heldBooksQuery(db: Database, userUuid: string | Placeholder, keyset?: S
 /** The shelf's order unless sorted (API.md); of two activations in one millisecond, the later one. */
 function newestActivationFirst({ tables: { activation } }: Database): SortTerm<HeldBookRow>[] {
   return [
-    { column: activation.createdAt, direction: "desc", valueOf: (row) => row.activation.createdAt },
-    { column: activation.id, direction: "desc", valueOf: (row) => row.activation.id },
+    { column: activation.createdAt, direction: "desc", valueIn: (row) => row.activation.createdAt },
+    { column: activation.id, direction: "desc", valueIn: (row) => row.activation.id },
   ];
 }
 
@@ -215,7 +215,7 @@ export async function listHeldBooks(
     : sortTermsOf<MyBookSortField, HeldBookRow>(
         window,
         myBookSortColumns(db.tables),
-        { column: activation.id, direction: "asc", valueOf: (row) => row.activation.id },
+        { column: activation.id, direction: "asc", valueIn: (row) => row.activation.id },
         (row, field) => (field === "activatedAt" ? row.activation.createdAt : row.book.title),
       );
   const query = heldBooksQuery(db, userUuid, after && keysetAfter(terms, after, db.dialect));
@@ -280,7 +280,7 @@ export async function listBooksWithActivation(
   const terms = sortTermsOf<BookSortField, BookWithActivationRow>(
     window,
     book,
-    { column: book.id, direction: "asc", valueOf: (row) => row.book.id },
+    { column: book.id, direction: "asc", valueIn: (row) => row.book.id },
     (row, field) => row.book[field],
   );
   const query = booksWithActivationQuery(db, userUuid);
