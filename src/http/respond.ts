@@ -152,17 +152,24 @@ export function respondList<
 }
 
 /**
- * Answers a resource one of whose fields is a list (`field`, given empty in `item`): at once, or,
- * when the service streams the list, written as the resource's JSON (or HAL) with that list's
- * items streamed in its place.
+ * Answers a resource one of whose fields is a list of `nested` resources (`field`, given empty in
+ * `item`): at once, or, when the service streams the list, written as the resource's JSON (or
+ * HAL) with that list's items streamed in its place.
  */
-export function respondResourceWithList<S extends z.ZodObject, H extends z.ZodObject, Row, Item>(
+export function respondResourceWithList<
+  S extends z.ZodObject,
+  H extends z.ZodObject,
+  Row,
+  NS extends z.ZodObject,
+  NH extends z.ZodObject,
+>(
   c: Context<AppBindings>,
   resource: Resource<S, H>,
   item: z.output<S>,
   field: keyof z.output<S> & string,
   read: ListRead<Row>,
-  toItem: (row: Row) => Item,
+  nested: Resource<NS, NH>,
+  toItem: (row: Row) => z.output<NS>,
 ): ResourceResponse<S, H, 200> {
   if (!isStream(read)) return respondResource(c, resource, { ...item, [field]: read.rows.map(toItem) });
   const hal = wantsHal(c);
@@ -178,8 +185,8 @@ export function respondResourceWithList<S extends z.ZodObject, H extends z.ZodOb
     throw new Error(`no single place for "${field}" to stream into`);
   const opening = shell.slice(0, at + marker.length - 1);
   const closing = shell.slice(at + marker.length - 1);
-  const nested = (row: Row) => toItem(row);
-  return typed(respondStream(c, read, opening, closing, nested, 200, hal ? HAL_BODY : JSON_BODY));
+  const toJson: (row: Row) => unknown = hal ? (row) => nested.toHal(toItem(row), base) : toItem;
+  return typed(respondStream(c, read, opening, closing, toJson, 200, hal ? HAL_BODY : JSON_BODY));
 }
 
 function isStream<Row>(read: ListRead<Row>): read is RowStream<Row> {

@@ -45,7 +45,15 @@ export const getUnusedActivationQrCodesOfBook: AppRouteHandler<
   const { bookId } = c.req.valid("param");
   const list = await service.unusedQrCodesOfBook(c.get("deps").db, bookId);
   const unused = { bookId, count: list.total, qrCodes: [] };
-  return respondResourceWithList(c, NullActivationsResource, unused, "qrCodes", list, toQrCode);
+  return respondResourceWithList(
+    c,
+    NullActivationsResource,
+    unused,
+    "qrCodes",
+    list,
+    QrCodeResource,
+    toQrCode,
+  );
 };
 
 export const getActivationQrCode: AppRouteHandler<typeof routes.getActivationQrCode> = async (c) => {
