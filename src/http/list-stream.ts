@@ -34,9 +34,11 @@ export function listBody<Row>(
           const next = await chunks.next();
           if (cancelled) return;
           if (next.done) {
+            // The snapshot ends before the last bytes go: a client that has the whole body
+            // holds no transaction any more.
+            await stream.close();
             controller.enqueue(encoder.encode(started ? closing : opening + closing));
             controller.close();
-            await stream.close();
             return;
           }
           const items = next.value.map((row) => JSON.stringify(toJson(row))).join(",");

@@ -117,7 +117,7 @@ type ListResponse<S extends z.ZodObject, H extends z.ZodObject, Status extends 2
  * streams (a whole list longer than a chunk) is written chunk by chunk (list-stream.ts) in the
  * same bytes.
  */
-export function respondList<
+export async function respondList<
   S extends z.ZodObject,
   H extends z.ZodObject,
   Row,
@@ -129,7 +129,7 @@ export function respondList<
   toItem: (row: Row) => z.output<S>,
   paging: Paging | undefined,
   status: Status,
-): ListResponse<S, H, Status> {
+): Promise<ListResponse<S, H, Status>> {
   setListHeaders(c, read.total, paging);
   const hal = wantsHal(c);
   const base = hal ? baseUrlOf(c) : "";
@@ -139,16 +139,18 @@ export function respondList<
     const [opening, closing] = hal
       ? [`{"_embedded":{${JSON.stringify(list.rel)}:[`, `]},"_links":${selfLink}}`]
       : ["[", "]"];
-    return typed(respondStream(c, read, opening, closing, toJson, status, hal ? HAL_BODY : JSON_BODY));
+    return typed<ListResponse<S, H, Status>>(
+      await respondStream(c, read, opening, closing, toJson, status, hal ? HAL_BODY : JSON_BODY),
+    );
   }
   const items = read.rows.map(toJson);
-  if (!hal) return typed(c.json(items, status, JSON_BODY));
+  if (!hal) return typed<ListResponse<S, H, Status>>(c.json(items, status, JSON_BODY));
   const body = {
     _embedded: { [list.rel]: items },
     _links: { self: halSelf(c, base) },
     ...(paging ? { page: pageInfo(read.total, paging) } : {}),
   };
-  return typed(c.json(body, status, HAL_BODY));
+  return typed<ListResponse<S, H, Status>>(c.json(body, status, HAL_BODY));
 }
 
 /**
@@ -156,7 +158,7 @@ export function respondList<
  * `item`): at once, or, when the service streams the list, written as the resource's JSON (or
  * HAL) with that list's items streamed in its place.
  */
-export function respondResourceWithList<
+export async function respondResourceWithList<
   S extends z.ZodObject,
   H extends z.ZodObject,
   Row,
@@ -170,7 +172,7 @@ export function respondResourceWithList<
   read: ListRead<Row>,
   nested: Resource<NS, NH>,
   toItem: (row: Row) => z.output<NS>,
-): ResourceResponse<S, H, 200> {
+): Promise<ResourceResponse<S, H, 200>> {
   if (!isStream(read)) return respondResource(c, resource, { ...item, [field]: read.rows.map(toItem) });
   const hal = wantsHal(c);
   const base = hal ? baseUrlOf(c) : "";
@@ -186,7 +188,9 @@ export function respondResourceWithList<
   const opening = shell.slice(0, at + marker.length - 1);
   const closing = shell.slice(at + marker.length - 1);
   const toJson: (row: Row) => unknown = hal ? (row) => nested.toHal(toItem(row), base) : toItem;
-  return typed(respondStream(c, read, opening, closing, toJson, 200, hal ? HAL_BODY : JSON_BODY));
+  return typed<ResourceResponse<S, H, 200>>(
+    await respondStream(c, read, opening, closing, toJson, 200, hal ? HAL_BODY : JSON_BODY),
+  );
 }
 
 function isStream<Row>(read: ListRead<Row>): read is RowStream<Row> {
@@ -202,7 +206,7 @@ function halSelf(c: Context<AppBindings>, base: string) {
  * A streamed body (list-stream.ts). A HEAD request gets the headers only: its body would never be
  * read, so the stream's snapshot is given back at once.
  */
-function respondStream<Row>(
+async function respondStream<Row>(
   c: Context<AppBindings>,
   read: RowStream<Row>,
   opening: string,
@@ -210,9 +214,9 @@ function respondStream<Row>(
   toJson: (row: Row) => unknown,
   status: 200 | 201,
   headers: Record<string, string>,
-): Response {
+): Promise<Response> {
   if (c.req.method === "HEAD") {
-    void read.close();
+    await read.close();
     return c.body(null, status, headers);
   }
   const { logger } = c.get("deps");
