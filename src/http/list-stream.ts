@@ -11,6 +11,22 @@ export type StreamFailure = (error: unknown) => void;
 const encoder = new TextEncoder();
 
 /**
+ * Responses whose body is a streamed list: written for as long as the list takes, so the
+ * connection keeps the long timeout a download has (connection-timeouts.ts), not the short one
+ * of a JSON answer Bun writes at once.
+ */
+const streamedLists = new WeakSet<Response>();
+
+export function markStreamedList(response: Response): Response {
+  streamedLists.add(response);
+  return response;
+}
+
+export function isStreamedList(response: Response): boolean {
+  return streamedLists.has(response);
+}
+
+/**
  * The body of a streamed list: `opening`, the items (`toJson` of each row) and `closing`. Each
  * pull reads one chunk, so the database is read only as fast as the client takes the bytes. A
  * client that goes away cancels the body, which ends the stream's snapshot at once; a read that

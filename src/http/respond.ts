@@ -8,7 +8,7 @@ import type { ListRead, ListWindow, RowStream, SortOrder } from "../lib/list-win
 import { describeError } from "../lib/logger";
 import { requestTargetOf } from "../lib/request-target";
 import { baseUrlOf, HAL_CONTENT_TYPE, type Resource, type ResourceList, wantsHal } from "./hal";
-import { listBody } from "./list-stream";
+import { listBody, markStreamedList } from "./list-stream";
 import { JSON_CONTENT_TYPE } from "./openapi";
 import { listHeaders, listWindowOf, type Paging, pageInfo, pagingOf, setListHeaders } from "./sort-and-page";
 import type { AppBindings } from "./types";
@@ -225,7 +225,7 @@ async function respondStream<Row>(
     // describeError keeps the innermost cause: a query wrapper's message (the SQL) stays out.
     logger.error("list stream failed", { requestId, ...describeError(error) }),
   );
-  return c.body(body, status, headers);
+  return markStreamedList(c.body(body, status, headers));
 }
 
 /** The query of every list endpoint, as listQuery() validated it. */
