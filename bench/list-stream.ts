@@ -64,7 +64,12 @@ try {
     );
     for (let n = 0; n < ROWS; n++) {
       const user = Math.floor(n / BOOKS);
-      activation.run((n % BOOKS) + 1, `00000000-0000-4000-8000-${String(user).padStart(12, "0")}`, base + n, base + n);
+      activation.run(
+        (n % BOOKS) + 1,
+        `00000000-0000-4000-8000-${String(user).padStart(12, "0")}`,
+        base + n,
+        base + n,
+      );
     }
     db.exec("COMMIT");
     db.close();
