@@ -1,22 +1,8 @@
-// ORDER BY for the list endpoints' `sort` (API.md §1), and the keyset predicate that reads a whole
+// ORDER BY for the list endpoints' `sort` (API.md §1), and the keyset that reads a whole
 // list in chunks in that same order. Each repository names its sortable fields once: columns of
 // its table, by their names in the schema (or, for a join, names mapped to columns); the route's
 // `sort` parameter is generated from the same names.
-import {
-  type AnyColumn,
-  and,
-  asc,
-  desc,
-  eq,
-  gt,
-  gte,
-  isNotNull,
-  isNull,
-  lt,
-  lte,
-  or,
-  type SQL,
-} from "drizzle-orm";
+import { type AnyColumn, and, asc, desc, eq, gt, isNotNull, isNull, lt, or, type SQL } from "drizzle-orm";
 import type { ListWindow } from "../lib/list-window";
 
 /** One term of a list's order: a column, its direction, and where a row keeps its value. */
@@ -69,60 +55,60 @@ export function orderByOf<F extends string>(
 }
 
 /**
- * The rows that come after `last` in the order `terms` gives (`ORDER BY` of the same terms),
- * for reading a list chunk by chunk without OFFSET. A row is after `last` when it ties with it on
- * the first i terms and comes after it on term i+1; NULLs sit where each database puts them
- * (SQLite: smallest, first ascending; Postgres: largest, last ascending), so that the predicate
- * keeps exactly the rows ORDER BY puts after `last`. The comparison runs in SQL, so text compares
- * by the database's own collation, as ORDER BY does.
+ * The next `limit` rows after `last` in the order `terms` gives (`ORDER BY` of the same terms): a
+ * list read chunk by chunk without OFFSET. A row comes after `last` when it ties with it on the
+ * first k terms and comes after it on term k+1. Each k is read as a query of its own, the
+ * deepest first (the rest of `last`'s own tie group), each in the full order, until the chunk is
+ * full: every such query is an equality on a prefix of the terms and a range on the next, which
+ * an index on the terms can seek to, where one OR of them all would have the database scan each
+ * tie group from its start on every chunk (a sort by `enabled` or by a batch's one `createdAt`
+ * would cost the square of the list). The rows of a deeper k all come before those of a
+ * shallower one, so the chunks concatenate in ORDER BY's order exactly.
+ *
+ * NULLs sit where each database puts them (SQLite: smallest, first ascending; Postgres: largest,
+ * last ascending). The comparisons run in SQL, so text compares by the database's own collation,
+ * as ORDER BY does.
  */
-export function keysetAfter<Row>(
+export async function readAfter<Row>(
   terms: readonly SortTerm<Row>[],
   last: Row,
   dialect: "sqlite" | "postgres",
-): SQL {
+  limit: number | undefined,
+  read: (keyset: SQL, limit: number | undefined) => Promise<Row[]>,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const keyset of keysetBranches(terms, last, dialect).reverse()) {
+    if (limit !== undefined && rows.length >= limit) break;
+    rows.push(...(await read(keyset, limit === undefined ? undefined : limit - rows.length)));
+  }
+  return rows;
+}
+
+/** For each k, the rows tying with `last` on the first k terms and after it on term k+1. */
+export function keysetBranches<Row>(
+  terms: readonly SortTerm<Row>[],
+  last: Row,
+  dialect: "sqlite" | "postgres",
+): SQL[] {
   const ties: SQL[] = [];
   const branches: SQL[] = [];
   for (const term of terms) {
     const value = term.valueIn(last);
-    const nullsFirst = (dialect === "sqlite") === (term.direction === "asc");
-    branches.push(and(...ties, after(term, value, nullsFirst)) as SQL);
+    const beyond = after(term, value, (dialect === "sqlite") === (term.direction === "asc"));
+    if (beyond) branches.push(and(...ties, beyond) as SQL);
     ties.push(value === null || value === undefined ? isNull(term.column) : eq(term.column, value));
   }
-  const predicate = or(...branches) as SQL;
-  // The OR alone would make the database read the list from its start and filter every row
-  // before `last` out on each chunk; a bound on the first term lets an index on it start there.
-  const bound = firstTermBound(terms[0]!, terms[0]!.valueIn(last), dialect);
-  return bound ? (and(bound, predicate) as SQL) : predicate;
+  return branches;
 }
 
-/** Rows strictly after `value` on this one term. */
-function after<Row>(term: SortTerm<Row>, value: unknown, nullsFirst: boolean): SQL {
+/** Rows strictly after `value` on this one term; undefined when no row can be. */
+function after<Row>(term: SortTerm<Row>, value: unknown, nullsFirst: boolean): SQL | undefined {
   const { column, direction } = term;
-  if (value === null || value === undefined) {
-    // After a NULL come the values when NULLs come first, and nothing when they come last.
-    return nullsFirst ? isNotNull(column) : falseOf(column);
-  }
+  // After a NULL come the values when NULLs come first, and nothing when they come last.
+  if (value === null || value === undefined) return nullsFirst ? isNotNull(column) : undefined;
   const beyond = direction === "asc" ? gt(column, value) : lt(column, value);
-  return nullsFirst ? beyond : (or(beyond, isNull(column)) as SQL);
-}
-
-/** A predicate no row meets (`column IS NULL AND column IS NOT NULL`), in plain SQL of both dialects. */
-function falseOf(column: AnyColumn): SQL {
-  return and(isNull(column), isNotNull(column)) as SQL;
-}
-
-/** The rows at or after `value` on the first term, when that is a range an index can start from. */
-function firstTermBound<Row>(
-  term: SortTerm<Row>,
-  value: unknown,
-  dialect: "sqlite" | "postgres",
-): SQL | undefined {
-  const nullsFirst = (dialect === "sqlite") === (term.direction === "asc");
-  if (value === null || value === undefined) return nullsFirst ? undefined : isNull(term.column);
-  // With NULLs last, the NULLs come after any value: no single range holds all that follows.
-  if (!nullsFirst && !term.column.notNull) return undefined;
-  return term.direction === "asc" ? gte(term.column, value) : lte(term.column, value);
+  // NULLs that sort last come after every value, in a column that can hold them.
+  return nullsFirst || column.notNull ? beyond : (or(beyond, isNull(column)) as SQL);
 }
 
 /** Applies a page's LIMIT/OFFSET to a dynamic query; a whole list has neither. */

@@ -4,7 +4,7 @@
 import { type AnyColumn, and, count, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import type { ListWindow } from "../lib/list-window";
-import { byId, keysetAfter, orderByTerms, paged, type SortTerm, sortTermsOf } from "./order-by";
+import { byId, orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "./order-by";
 import { preparedPer, prepareRows, rowsOf } from "./prepared";
 import { queuedWrite } from "./transaction";
 
@@ -138,14 +138,17 @@ export function listRows<T extends KeyedTable>(
 ): Promise<RowOf<T>[]> {
   const columns: Record<string, AnyColumn> = getTableColumns(table);
   const terms = sortTermsOf<string, RowOf<T>>(window, columns, byId(table.id) as SortTerm<RowOf<T>>);
-  const keyset = after === undefined ? undefined : keysetAfter(terms, after, db.dialect);
-  return paged(
-    queriesOf<T>(db)
-      .select()
-      .from(table)
-      .where(and(where, keyset))
-      .orderBy(...orderByTerms(terms))
-      .$dynamic(),
-    window,
-  );
+  const orderBy = orderByTerms(terms);
+  const read = (keyset: SQL | undefined, slice: Pick<ListWindow, "limit" | "offset">) =>
+    paged(
+      queriesOf<T>(db)
+        .select()
+        .from(table)
+        .where(and(where, keyset))
+        .orderBy(...orderBy)
+        .$dynamic(),
+      slice,
+    );
+  if (after === undefined) return read(undefined, window);
+  return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) => read(keyset, { limit }));
 }

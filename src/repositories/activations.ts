@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { keysetAfter, orderByTerms, paged, type SortTerm, sortTermsOf } from "../db/order-by";
+import { orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "../db/order-by";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { countRows, deleteById, findById, listRows, updateById } from "../db/rows";
 import type { ListWindow } from "../lib/list-window";
@@ -196,7 +196,7 @@ export function myBookSortColumns({ activation, book }: Database["tables"]) {
 
 /**
  * The books a user holds with their activations and newest versions, in one query. Unsorted:
- * newest activation first. `after`: the previous chunk's last row (db/order-by.ts keysetAfter).
+ * newest activation first. `after`: the previous chunk's last row (db/order-by.ts readAfter).
  */
 export async function listHeldBooks(
   db: Database,
@@ -218,8 +218,11 @@ export async function listHeldBooks(
         { column: activation.id, direction: "asc", valueIn: (row) => row.activation.id },
         (row, field) => (field === "activatedAt" ? row.activation.createdAt : row.book.title),
       );
-  const query = heldBooksQuery(db, userUuid, after && keysetAfter(terms, after, db.dialect));
-  return paged(query.orderBy(...orderByTerms(terms)), window);
+  const orderBy = orderByTerms(terms);
+  const read = (keyset: SQL | undefined, slice: Pick<ListWindow, "limit" | "offset">) =>
+    paged(heldBooksQuery(db, userUuid, keyset).orderBy(...orderBy), slice);
+  if (after === undefined) return read(undefined, window);
+  return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) => read(keyset, { limit }));
 }
 
 /** A book-with-activation row's tables, in the order the row's values come (row-mapper.ts). */
@@ -283,9 +286,14 @@ export async function listBooksWithActivation(
     { column: book.id, direction: "asc", valueIn: (row) => row.book.id },
     (row, field) => row.book[field],
   );
-  const query = booksWithActivationQuery(db, userUuid);
-  if (after) query.where(keysetAfter(terms, after, db.dialect));
-  return paged(query.orderBy(...orderByTerms(terms)), window);
+  const orderBy = orderByTerms(terms);
+  const read = (keyset: SQL | undefined, slice: Pick<ListWindow, "limit" | "offset">) => {
+    const query = booksWithActivationQuery(db, userUuid);
+    if (keyset) query.where(keyset);
+    return paged(query.orderBy(...orderBy), slice);
+  };
+  if (after === undefined) return read(undefined, window);
+  return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) => read(keyset, { limit }));
 }
 
 /** One book with the user's activation and its newest version; undefined if there is no such book. */

@@ -11,7 +11,7 @@ export const LIST_CHUNK = 1000;
 /**
  * How a list reads its rows: `window` (its order, and a page's LIMIT/OFFSET or a chunk's LIMIT)
  * and, for a chunk after the first, `after`: the previous chunk's last row, from which the keyset
- * goes on (db/order-by.ts keysetAfter).
+ * goes on (db/order-by.ts readAfter).
  */
 export type ReadRows<Row, F extends string = string> = (
   db: Database,
