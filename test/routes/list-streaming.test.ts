@@ -7,6 +7,7 @@ import { SQL } from "bun";
 import type { Database } from "#db";
 import { openListSnapshots } from "../../src/db/list-snapshot";
 import { withTransaction } from "../../src/db/transaction";
+import { isStreamedList } from "../../src/http/list-stream";
 import type { ListWindow } from "../../src/lib/list-window";
 import { listActivations, listBooksWithActivation, listHeldBooks } from "../../src/repositories/activations";
 import { listBooks } from "../../src/repositories/books";
@@ -118,6 +119,7 @@ describe("whole lists streamed", () => {
     expect(plain.status).toBe(200);
     expect(plain.headers.get("content-type")).toBe("application/json; charset=UTF-8");
     expect(plain.headers.get("x-total-count")).toBe(String(items.length));
+    expect(isStreamedList(plain)).toBe(true);
     const body = await bodyOf(plain);
     expect(body.pieces).toBeGreaterThan(1);
     expect(body.text).toBe(JSON.stringify(items));
@@ -125,6 +127,7 @@ describe("whole lists streamed", () => {
     const hal = await t.call("GET", path, { token, headers: HAL });
     expect(hal.headers.get("content-type")).toBe("application/hal+json; charset=UTF-8");
     expect(hal.headers.get("x-total-count")).toBe(String(items.length));
+    expect(isStreamedList(hal)).toBe(true);
     const halBody = await bodyOf(hal);
     expect(halBody.pieces).toBeGreaterThan(1);
     const expected = {
@@ -212,7 +215,9 @@ describe("whole lists streamed", () => {
     expect(rows.length).toBeGreaterThan(LIST_CHUNK);
     const unused = { bookId: 1, count: rows.length, qrCodes: rows.map(toQrCode) };
     const path = "/activation-qr-code/ofbook/1/null-activations";
-    const plain = await bodyOf(await t.call("GET", path, { token: admin.token }));
+    const response = await t.call("GET", path, { token: admin.token });
+    expect(isStreamedList(response)).toBe(true);
+    const plain = await bodyOf(response);
     expect(plain.pieces).toBeGreaterThan(1);
     expect(plain.text).toBe(JSON.stringify(unused));
     const hal = await bodyOf(await t.call("GET", path, { token: admin.token, headers: HAL }));
@@ -223,6 +228,7 @@ describe("whole lists streamed", () => {
   test("a page is still one body with its count, and a list that fits one chunk too", async () => {
     const page = await t.call("GET", "/book?page=2&size=7&sort=author", { token: admin.token });
     expect(page.headers.get("x-total-count")).toBe(String(BOOKS));
+    expect(isStreamedList(page)).toBe(false);
     expect((await bodyOf(page)).pieces).toBe(1);
     const short = await t.call("GET", "/activation-qr-code/ofbook/2", { token: admin.token });
     expect(short.headers.get("x-total-count")).toBe("0");
