@@ -38,20 +38,9 @@ export function byId<Row extends { id: number }>(id: AnyColumn): SortTerm<Row> {
   return { column: id, direction: "asc", valueIn: (row) => row.id };
 }
 
+/** ORDER BY of the terms, in their order. */
 export function orderByTerms(terms: readonly SortTerm<never>[]): SQL[] {
   return terms.map(({ column, direction }) => (direction === "desc" ? desc(column) : asc(column)));
-}
-
-/**
- * ORDER BY terms for `window.sort`, with `tieBreaker` (the id) last so that pages never overlap.
- * The names were validated against the same `columns` by the route's schema.
- */
-export function orderByOf<F extends string>(
-  window: Pick<ListWindow<F>, "sort">,
-  columns: Record<F, AnyColumn>,
-  tieBreaker: AnyColumn,
-): SQL[] {
-  return orderByTerms(sortTermsOf(window, columns, byId(tieBreaker)));
 }
 
 /**
