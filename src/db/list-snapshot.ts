@@ -83,9 +83,14 @@ function slotsOf(db: Database): Slots {
   return slots;
 }
 
-/** Snapshots of `db` open now (or waiting for nothing): what tests check is given back. */
+/** Snapshots of `db` open now: what tests check is given back. */
 export function openListSnapshots(db: Database): number {
   return slotsByClient.get(clientOf(db))?.taken ?? 0;
+}
+
+/** How many snapshots of `db` may be open at once. */
+export function listSnapshotSlots(db: Database): number {
+  return slotsOf(db).size;
 }
 
 /**

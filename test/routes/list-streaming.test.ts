@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import type { Database } from "#db";
-import { openListSnapshots } from "../../src/db/list-snapshot";
+import { listSnapshotSlots, openListSnapshots } from "../../src/db/list-snapshot";
 import { withTransaction } from "../../src/db/transaction";
 import { isStreamedList } from "../../src/http/list-stream";
 import type { ListWindow } from "../../src/lib/list-window";
@@ -276,6 +276,32 @@ describe("whole lists streamed", () => {
     }
     const next = await t.call("GET", "/activation-qr-code", { token: admin.token });
     expect(JSON.parse((await bodyOf(next)).text)).toHaveLength(CODES);
+  });
+
+  test("streams beyond the slots wait for one to end, holding no connection meanwhile", async () => {
+    const slots = listSnapshotSlots(db);
+    const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+    for (let i = 0; i < slots; i++) {
+      const response = await t.call("GET", "/activation-qr-code", { token: admin.token });
+      const reader = response.body!.getReader();
+      await reader.read();
+      readers.push(reader);
+    }
+    expect(openListSnapshots(db)).toBe(slots);
+    let answered = false;
+    const waiting = t.call("GET", "/activation-qr-code", { token: admin.token }).then((response) => {
+      answered = true;
+      return response;
+    });
+    // Other requests go on meanwhile.
+    expect((await t.call("GET", "/book/1", { token: admin.token })).status).toBe(200);
+    await Bun.sleep(100);
+    expect(answered).toBe(false);
+    await readers.pop()!.cancel();
+    const next = await waiting;
+    expect(JSON.parse((await bodyOf(next)).text)).toHaveLength(CODES);
+    for (const reader of readers) await reader.cancel();
+    expect(openListSnapshots(db)).toBe(0);
   });
 
   test("HEAD of a streamed list: its headers, and its snapshot given back", async () => {
