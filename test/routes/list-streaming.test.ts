@@ -280,7 +280,7 @@ describe("whole lists streamed", () => {
 
   test("streams beyond the slots wait for one to end, holding no connection meanwhile", async () => {
     const slots = listSnapshotSlots(db);
-    const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+    const readers: { cancel(): Promise<void> }[] = [];
     for (let i = 0; i < slots; i++) {
       const response = await t.call("GET", "/activation-qr-code", { token: admin.token });
       const reader = response.body!.getReader();
