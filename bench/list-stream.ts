@@ -1,4 +1,4 @@
-// A whole list at size: `GET /activation` over LIST_ROWS (200,000) activations, streamed, while a
+// A whole list at size: `GET /activation` (or LIST_PATH) over LIST_ROWS (200,000) activations, streamed, while a
 // reader's `GET /book/1` is polled every 50 ms. Prints the list's time and size, the server's RSS
 // above idle while it streams, and the probe's latencies. SQLite by default; with
 // BENCH_DATABASE_URL (a Postgres server) on a fresh database of that server.
@@ -8,6 +8,8 @@ import { SQL } from "bun";
 import { currentRssMiB, fmt, freePort, json, peakRssMiB, startBookdist, tempDir } from "./lib";
 
 const ROWS = Number(process.env.LIST_ROWS ?? 200_000);
+/** The list to read: `/activation` by default; e.g. `/activation?sort=createdAt,desc&sort=bookId`. */
+const PATH = process.env.LIST_PATH ?? "/activation";
 const BOOKS = 200;
 const serverUrl = process.env.BENCH_DATABASE_URL;
 
@@ -99,7 +101,7 @@ try {
   }, 20);
 
   const start = performance.now();
-  const response = await fetch(`${server.url}/activation`, { headers: auth });
+  const response = await fetch(`${server.url}${PATH}`, { headers: auth });
   const total = response.headers.get("x-total-count");
   let bytes = 0;
   const reader = response.body!.getReader();
@@ -117,7 +119,7 @@ try {
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   console.log(`database: ${serverUrl ? "postgres" : "sqlite"}`);
   console.log(
-    `GET /activation: ${total} rows, ${fmt(bytes / 1024 / 1024)} MiB in ${fmt(seconds, 2)} s (status ${response.status})`,
+    `GET ${PATH}: ${total} rows, ${fmt(bytes / 1024 / 1024)} MiB in ${fmt(seconds, 2)} s (status ${response.status})`,
   );
   console.log(
     `server RSS: idle ${fmt(idle)} MiB, max while streaming ${fmt(rssMax)} MiB (+${fmt(rssMax - idle)}), VmHWM ${fmt(peakBefore)} → ${fmt(peakAfter)} MiB`,
