@@ -1,10 +1,10 @@
 // What every resource's repository does with its own table: insert a row; find, update or delete
 // one by id; count; list a window of them; and the prepared look-ups of the hot reads. Each is one
 // statement, and the writes go through queuedWrite like every other write.
-import { type AnyColumn, count, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, count, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import type { ListWindow } from "../lib/list-window";
-import { orderByOf, paged } from "./order-by";
+import { byId, orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "./order-by";
 import { preparedPer, prepareRows, rowsOf } from "./prepared";
 import { queuedWrite } from "./transaction";
 
@@ -124,22 +124,31 @@ export async function countRows(db: Database, table: AnyTable, where?: SQL): Pro
   return Number(row?.n ?? 0);
 }
 
-/** The rows `where` keeps (all without it), in the window's order (then by id) and page. */
+/**
+ * The rows `where` keeps (all without it), in the window's order (then by id) and page. With
+ * `after` (the last row of the previous chunk), the rows that follow it in that order: a whole
+ * list read chunk by chunk by keyset, never by a growing OFFSET.
+ */
 export function listRows<T extends KeyedTable>(
   db: Database,
   table: T,
   window: ListWindow<ColumnOf<T>>,
   where?: SQL,
+  after?: RowOf<T>,
 ): Promise<RowOf<T>[]> {
   const columns: Record<string, AnyColumn> = getTableColumns(table);
-  const orderBy = orderByOf(window, columns, table.id);
-  return paged(
-    queriesOf<T>(db)
-      .select()
-      .from(table)
-      .where(where)
-      .orderBy(...orderBy)
-      .$dynamic(),
-    window,
-  );
+  const terms = sortTermsOf<string, RowOf<T>>(window, columns, byId(table.id) as SortTerm<RowOf<T>>);
+  const orderBy = orderByTerms(terms);
+  const read = (keyset: SQL | undefined, slice: Pick<ListWindow, "limit" | "offset">) =>
+    paged(
+      queriesOf<T>(db)
+        .select()
+        .from(table)
+        .where(and(where, keyset))
+        .orderBy(...orderBy)
+        .$dynamic(),
+      slice,
+    );
+  if (after === undefined) return read(undefined, window);
+  return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) => read(keyset, { limit }));
 }

@@ -9,7 +9,8 @@
 //   network needs;
 // - the response: a download (a file, a sheet, a CSV) keeps the long timeout for a slow phone;
 //   a JSON or text answer, which Bun writes at once, hands the connection back to the short one
-//   for the wait for the next request;
+//   for the wait for the next request (a streamed whole list is written for as long as a download
+//   and keeps the long one);
 // - a request answered before its body was read to its end (a 401 or 404 to a POST, a 413):
 //   `Connection: close`, so Bun hangs up instead of waiting for the rest of a body nobody reads.
 import type { Server } from "bun";
@@ -17,6 +18,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { absoluteUrlOf } from "../lib/request-target";
 import { readBounded } from "./bounded-body";
 import { keepPeerAddress } from "./client-address";
+import { isStreamedList } from "./list-stream";
 import type { AppBindings } from "./types";
 
 /** Headers, keep-alive, and a body not yet read or authorized. */
@@ -56,8 +58,8 @@ export function timeResponse(server: TimeoutSetter, request: Request, response: 
     response.headers.set("Connection", "close");
   } else {
     const type = response.headers.get("content-type");
-    if (type === null || PROMPT_ANSWER_TYPES.some((prompt) => type.startsWith(prompt)))
-      server.timeout(request, SHORT_IDLE_SECONDS);
+    const prompt = type === null || PROMPT_ANSWER_TYPES.some((answer) => type.startsWith(answer));
+    if (prompt && !isStreamedList(response)) server.timeout(request, SHORT_IDLE_SECONDS);
   }
   return response;
 }

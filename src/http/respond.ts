@@ -4,9 +4,11 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
-import type { ListWindow, SortOrder } from "../lib/list-window";
+import type { ListRead, ListWindow, RowStream, SortOrder } from "../lib/list-window";
+import { describeError } from "../lib/logger";
 import { requestTargetOf } from "../lib/request-target";
 import { baseUrlOf, HAL_CONTENT_TYPE, type Resource, type ResourceList, wantsHal } from "./hal";
+import { listBody, markStreamedList } from "./list-stream";
 import { JSON_CONTENT_TYPE } from "./openapi";
 import { listHeaders, listWindowOf, type Paging, pageInfo, pagingOf, setListHeaders } from "./sort-and-page";
 import type { AppBindings } from "./types";
@@ -111,26 +113,119 @@ type ListResponse<S extends z.ZodObject, H extends z.ZodObject, Status extends 2
 
 /**
  * Answers a list: headers of API.md §1, then a JSON array, or a HAL collection under the list's
- * rel when the client asked for HAL. `paging` is undefined for a whole list.
+ * rel when the client asked for HAL. `paging` is undefined for a whole list. A list the service
+ * streams (a whole list longer than a chunk) is written chunk by chunk (list-stream.ts) in the
+ * same bytes.
  */
-export function respondList<S extends z.ZodObject, H extends z.ZodObject, Status extends 200 | 201 = 200>(
+export async function respondList<
+  S extends z.ZodObject,
+  H extends z.ZodObject,
+  Row,
+  Status extends 200 | 201 = 200,
+>(
   c: Context<AppBindings>,
   list: ResourceList<S, H>,
-  items: z.output<S>[],
-  total: number,
+  read: ListRead<Row>,
+  toItem: (row: Row) => z.output<S>,
   paging: Paging | undefined,
   status: Status,
-): ListResponse<S, H, Status> {
-  setListHeaders(c, total, paging);
-  if (!wantsHal(c)) return typed(c.json(items, status, JSON_BODY));
-  const base = baseUrlOf(c);
-  const { pathname, search } = requestTargetOf(c.req.url);
+): Promise<ListResponse<S, H, Status>> {
+  setListHeaders(c, read.total, paging);
+  const hal = wantsHal(c);
+  const base = hal ? baseUrlOf(c) : "";
+  const toJson: (row: Row) => unknown = hal ? (row) => list.item.toHal(toItem(row), base) : toItem;
+  if (isStream(read)) {
+    const selfLink = JSON.stringify({ self: halSelf(c, base) });
+    const [opening, closing] = hal
+      ? [`{"_embedded":{${JSON.stringify(list.rel)}:[`, `]},"_links":${selfLink}}`]
+      : ["[", "]"];
+    return typed<ListResponse<S, H, Status>>(
+      await respondStream(c, read, opening, closing, toJson, status, hal ? HAL_BODY : JSON_BODY),
+    );
+  }
+  const items = read.rows.map(toJson);
+  if (!hal) return typed<ListResponse<S, H, Status>>(c.json(items, status, JSON_BODY));
   const body = {
-    _embedded: { [list.rel]: items.map((item) => list.item.toHal(item, base)) },
-    _links: { self: { href: `${base}${pathname}${search}` } },
-    ...(paging ? { page: pageInfo(total, paging) } : {}),
+    _embedded: { [list.rel]: items },
+    _links: { self: halSelf(c, base) },
+    ...(paging ? { page: pageInfo(read.total, paging) } : {}),
   };
-  return typed(c.json(body, status, HAL_BODY));
+  return typed<ListResponse<S, H, Status>>(c.json(body, status, HAL_BODY));
+}
+
+/**
+ * Answers a resource one of whose fields is a list of `nested` resources (`field`, given empty in
+ * `item`): at once, or, when the service streams the list, written as the resource's JSON (or
+ * HAL) with that list's items streamed in its place.
+ */
+export async function respondResourceWithList<
+  S extends z.ZodObject,
+  H extends z.ZodObject,
+  Row,
+  NS extends z.ZodObject,
+  NH extends z.ZodObject,
+>(
+  c: Context<AppBindings>,
+  resource: Resource<S, H>,
+  item: z.output<S>,
+  field: keyof z.output<S> & string,
+  read: ListRead<Row>,
+  nested: Resource<NS, NH>,
+  toItem: (row: Row) => z.output<NS>,
+): Promise<ResourceResponse<S, H, 200>> {
+  if (!isStream(read)) return respondResource(c, resource, { ...item, [field]: read.rows.map(toItem) });
+  const hal = wantsHal(c);
+  const base = hal ? baseUrlOf(c) : "";
+  const shell = JSON.stringify(
+    hal ? resource.toHal({ ...item, [field]: [] }, base) : { ...item, [field]: [] },
+  );
+  // The empty list's place in the resource's own JSON: a key in quotes, so no string value (whose
+  // quotes JSON escapes) can hold it; found exactly once, or this is no place to stream into.
+  const marker = `${JSON.stringify(field)}:[]`;
+  const at = shell.indexOf(marker);
+  if (at < 0 || shell.lastIndexOf(marker) !== at)
+    throw new Error(`no single place for "${field}" to stream into`);
+  const opening = shell.slice(0, at + marker.length - 1);
+  const closing = shell.slice(at + marker.length - 1);
+  const toJson: (row: Row) => unknown = hal ? (row) => nested.toHal(toItem(row), base) : toItem;
+  return typed<ResourceResponse<S, H, 200>>(
+    await respondStream(c, read, opening, closing, toJson, 200, hal ? HAL_BODY : JSON_BODY),
+  );
+}
+
+function isStream<Row>(read: ListRead<Row>): read is RowStream<Row> {
+  return "chunks" in read;
+}
+
+function halSelf(c: Context<AppBindings>, base: string) {
+  const { pathname, search } = requestTargetOf(c.req.url);
+  return { href: `${base}${pathname}${search}` };
+}
+
+/**
+ * A streamed body (list-stream.ts). A HEAD request gets the headers only: its body would never be
+ * read, so the stream's snapshot is given back at once.
+ */
+async function respondStream<Row>(
+  c: Context<AppBindings>,
+  read: RowStream<Row>,
+  opening: string,
+  closing: string,
+  toJson: (row: Row) => unknown,
+  status: 200 | 201,
+  headers: Record<string, string>,
+): Promise<Response> {
+  if (c.req.method === "HEAD") {
+    await read.close();
+    return c.body(null, status, headers);
+  }
+  const { logger } = c.get("deps");
+  const requestId = c.get("requestId");
+  const body = listBody(read, opening, closing, toJson, (error) =>
+    // describeError keeps the innermost cause: a query wrapper's message (the SQL) stays out.
+    logger.error("list stream failed", { requestId, ...describeError(error) }),
+  );
+  return markStreamedList(c.body(body, status, headers));
 }
 
 /** The query of every list endpoint, as listQuery() validated it. */

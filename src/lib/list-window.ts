@@ -18,3 +18,17 @@ export interface Page<Row> {
   rows: Row[];
   total: number;
 }
+
+/**
+ * A whole list too long for one body (services/page.ts): its size and its rows chunk by chunk,
+ * both read in one snapshot of the database, which `close` gives back (at the end, on an error,
+ * or when the client goes away).
+ */
+export interface RowStream<Row> {
+  total: number;
+  chunks: AsyncIterable<Row[]>;
+  close(): Promise<void>;
+}
+
+/** What a service gives for a list: its rows at once, or a stream of them for a long whole list. */
+export type ListRead<Row> = Page<Row> | RowStream<Row>;

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { orderByOf, paged } from "../db/order-by";
+import { orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "../db/order-by";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { countRows, deleteById, findById, listRows, updateById } from "../db/rows";
 import type { ListWindow } from "../lib/list-window";
@@ -31,12 +31,14 @@ function whereOf(db: Database, filter: ActivationFilter): SQL | undefined {
 export const activationSortFields = ["id", "bookId", "createdAt"] as const;
 export type ActivationSortField = (typeof activationSortFields)[number];
 
+/** The activations `filter` covers; `after`: the previous chunk's last (db/rows.ts listRows). */
 export function listActivations(
   db: Database,
   window: ListWindow<ActivationSortField>,
   filter: ActivationFilter = {},
+  after?: ActivationRow,
 ): Promise<ActivationRow[]> {
-  return listRows(db, db.tables.activation, window, whereOf(db, filter));
+  return listRows(db, db.tables.activation, window, whereOf(db, filter), after);
 }
 
 export function countActivations(db: Database, filter: ActivationFilter = {}): Promise<number> {
@@ -151,25 +153,33 @@ function heldBookSelection({ tables: { activation, book, bookVersion } }: Databa
   return { activation, book, newestVersion: bookVersion };
 }
 
-function heldBooksQuery(db: Database, userUuid: string | Placeholder) {
+function heldBooksQuery(db: Database, userUuid: string | Placeholder, keyset?: SQL) {
   const { activation, book, bookVersion } = db.tables;
   return db.orm
     .select(heldBookSelection(db))
     .from(activation)
     .innerJoin(book, eq(book.id, activation.bookId))
     .leftJoin(bookVersion, isNewestVersion(db))
-    .where(eq(activation.userUuid, userUuid))
+    .where(and(eq(activation.userUuid, userUuid), keyset))
     .$dynamic();
 }
 
 /** The shelf's order unless sorted (API.md); of two activations in one millisecond, the later one. */
-function newestActivationFirst({ tables: { activation } }: Database): SQL[] {
-  return [desc(activation.createdAt), desc(activation.id)];
+function newestActivationFirst({ tables: { activation } }: Database): SortTerm<HeldBookRow>[] {
+  return [
+    { column: activation.createdAt, direction: "desc", valueIn: (row) => row.activation.createdAt },
+    { column: activation.id, direction: "desc", valueIn: (row) => row.activation.id },
+  ];
 }
 
-/** A reader's shelf, newest activation first: what the app asks for on every start. */
+/**
+ * A reader's shelf, newest activation first: what the app asks for on every start. Its LIMIT is
+ * bound: a shelf longer than a chunk is streamed (services/page.ts) and read on by keyset.
+ */
 const heldBooksStatement = preparedPer((db) => {
-  const query = heldBooksQuery(db, sql.placeholder("userUuid")).orderBy(...newestActivationFirst(db));
+  const query = heldBooksQuery(db, sql.placeholder("userUuid"))
+    .orderBy(...orderByTerms(newestActivationFirst(db)))
+    .limit(sql.placeholder("limit"));
   return prepareRows(query, "held_books", heldBookSelection(db));
 });
 
@@ -186,21 +196,33 @@ export function myBookSortColumns({ activation, book }: Database["tables"]) {
 
 /**
  * The books a user holds with their activations and newest versions, in one query. Unsorted:
- * newest activation first.
+ * newest activation first. `after`: the previous chunk's last row (db/order-by.ts readAfter).
  */
 export async function listHeldBooks(
   db: Database,
   userUuid: string,
   window: ListWindow<MyBookSortField>,
+  after?: HeldBookRow,
 ): Promise<HeldBookRow[]> {
   const unsorted = window.sort.length === 0;
-  if (unsorted && window.limit === undefined) {
-    return rowsOf(db, heldBooksStatement(db), { userUuid });
+  // The app's start: the first rows of the unsorted shelf, prepared.
+  if (unsorted && window.limit !== undefined && window.offset === undefined && after === undefined) {
+    return rowsOf(db, heldBooksStatement(db), { userUuid, limit: window.limit });
   }
-  const orderBy = unsorted
+  const { activation } = db.tables;
+  const terms = unsorted
     ? newestActivationFirst(db)
-    : orderByOf(window, myBookSortColumns(db.tables), db.tables.activation.id);
-  return paged(heldBooksQuery(db, userUuid).orderBy(...orderBy), window);
+    : sortTermsOf<MyBookSortField, HeldBookRow>(
+        window,
+        myBookSortColumns(db.tables),
+        { column: activation.id, direction: "asc", valueIn: (row) => row.activation.id },
+        (row, field) => (field === "activatedAt" ? row.activation.createdAt : row.book.title),
+      );
+  const orderBy = orderByTerms(terms);
+  const read = (keyset: SQL | undefined, slice: Pick<ListWindow, "limit" | "offset">) =>
+    paged(heldBooksQuery(db, userUuid, keyset).orderBy(...orderBy), slice);
+  if (after === undefined) return read(undefined, window);
+  return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) => read(keyset, { limit }));
 }
 
 /** A book-with-activation row's tables, in the order the row's values come (row-mapper.ts). */
@@ -222,8 +244,17 @@ function booksWithActivationQuery(db: Database, userUuid: string | Placeholder) 
     .$dynamic();
 }
 
+/**
+ * Every book by id, a chunk at a time from `afterId` (0 for the first): the app's unsorted
+ * catalogue, prepared. Each chunk walks the book's primary key and joins by index, so a chunk
+ * costs the same at any size.
+ */
 const allBooksWithActivationStatement = preparedPer((db) => {
-  const query = booksWithActivationQuery(db, sql.placeholder("userUuid")).orderBy(asc(db.tables.book.id));
+  const { book } = db.tables;
+  const query = booksWithActivationQuery(db, sql.placeholder("userUuid"))
+    .where(gt(book.id, sql.placeholder("afterId")))
+    .orderBy(asc(book.id))
+    .limit(sql.placeholder("limit"));
   return prepareRows(query, "all_books_with_activation", bookWithActivationSelection(db));
 });
 
@@ -236,18 +267,33 @@ const bookWithActivationStatement = preparedPer((db) => {
 
 /**
  * Every book (or a page of them), with the user's activation and the newest version; sortable
- * as the books list is. Unsorted: by id.
+ * as the books list is. Unsorted: by id. `after`: the previous chunk's last row.
  */
 export async function listBooksWithActivation(
   db: Database,
   userUuid: string,
   window: ListWindow<BookSortField>,
+  after?: BookWithActivationRow,
 ): Promise<BookWithActivationRow[]> {
-  if (window.sort.length === 0 && window.limit === undefined) {
-    return rowsOf(db, allBooksWithActivationStatement(db), { userUuid });
+  const { book } = db.tables;
+  if (window.sort.length === 0 && window.limit !== undefined && window.offset === undefined) {
+    const afterId = after?.book.id ?? 0;
+    return rowsOf(db, allBooksWithActivationStatement(db), { userUuid, afterId, limit: window.limit });
   }
-  const orderBy = orderByOf(window, db.tables.book, db.tables.book.id);
-  return paged(booksWithActivationQuery(db, userUuid).orderBy(...orderBy), window);
+  const terms = sortTermsOf<BookSortField, BookWithActivationRow>(
+    window,
+    book,
+    { column: book.id, direction: "asc", valueIn: (row) => row.book.id },
+    (row, field) => row.book[field],
+  );
+  const orderBy = orderByTerms(terms);
+  const read = (keyset: SQL | undefined, slice: Pick<ListWindow, "limit" | "offset">) => {
+    const query = booksWithActivationQuery(db, userUuid);
+    if (keyset) query.where(keyset);
+    return paged(query.orderBy(...orderBy), slice);
+  };
+  if (after === undefined) return read(undefined, window);
+  return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) => read(keyset, { limit }));
 }
 
 /** One book with the user's activation and its newest version; undefined if there is no such book. */

@@ -20,8 +20,9 @@ export interface ApkFileFields {
 export const apkSortFields = ["id", "kind", "versionCode", "createdAt"] as const;
 export type ApkSortField = (typeof apkSortFields)[number];
 
-export function listApks(db: Database, window: ListWindow<ApkSortField>): Promise<ApkRow[]> {
-  return listRows(db, db.tables.apk, window);
+/** A window of the APKs; `after`: the previous chunk's last APK (db/rows.ts listRows). */
+export function listApks(db: Database, window: ListWindow<ApkSortField>, after?: ApkRow): Promise<ApkRow[]> {
+  return listRows(db, db.tables.apk, window, undefined, after);
 }
 
 export function countApks(db: Database): Promise<number> {

@@ -28,13 +28,14 @@ function whereOf(db: Database, bookId: number | undefined): SQL | undefined {
   return bookId === undefined ? undefined : eq(db.tables.bookVersion.bookId, bookId);
 }
 
-/** Every version, or those of `bookId`. */
+/** Every version, or those of `bookId`; `after`: the previous chunk's last (db/rows.ts listRows). */
 export function listBookVersions(
   db: Database,
   window: ListWindow<BookVersionSortField>,
   bookId?: number,
+  after?: BookVersionRow,
 ): Promise<BookVersionRow[]> {
-  return listRows(db, db.tables.bookVersion, window, whereOf(db, bookId));
+  return listRows(db, db.tables.bookVersion, window, whereOf(db, bookId), after);
 }
 
 export function countBookVersions(db: Database, bookId?: number): Promise<number> {

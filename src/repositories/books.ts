@@ -9,8 +9,13 @@ export type BookFields = Pick<BookRow, "title" | "author" | "isbn" | "descriptio
 export const bookSortFields = ["id", "title", "author", "createdAt", "updatedAt"] as const;
 export type BookSortField = (typeof bookSortFields)[number];
 
-export function listBooks(db: Database, window: ListWindow<BookSortField>): Promise<BookRow[]> {
-  return listRows(db, db.tables.book, window);
+/** A window of the books; `after`: the previous chunk's last book (db/rows.ts listRows). */
+export function listBooks(
+  db: Database,
+  window: ListWindow<BookSortField>,
+  after?: BookRow,
+): Promise<BookRow[]> {
+  return listRows(db, db.tables.book, window, undefined, after);
 }
 
 export function countBooks(db: Database): Promise<number> {

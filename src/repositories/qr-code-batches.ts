@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { orderByOf, paged } from "../db/order-by";
+import { byId, orderByTerms, paged, readAfter, sortTermsOf } from "../db/order-by";
 import { countRows, insertRow } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
 import type { ListWindow } from "../lib/list-window";
@@ -70,15 +70,26 @@ export async function findQrCodeBatch(db: Database, id: number): Promise<QrCodeB
   return row ? withCounts(row) : undefined;
 }
 
+/** A book's batches; `after`: the previous chunk's last batch (db/order-by.ts readAfter). */
 export async function listQrCodeBatchesOfBook(
   db: Database,
   bookId: number,
   window: ListWindow<QrCodeBatchSortField>,
+  after?: QrCodeBatchWithCounts,
 ): Promise<QrCodeBatchWithCounts[]> {
   const { qrCodeBatch } = db.tables;
-  const orderBy = orderByOf(window, qrCodeBatch, qrCodeBatch.id);
-  const query = batchesWithCounts(db, eq(qrCodeBatch.bookId, bookId)).orderBy(...orderBy);
-  return (await paged(query, window)).map(withCounts);
+  const terms = sortTermsOf<QrCodeBatchSortField, QrCodeBatchWithCounts>(
+    window,
+    qrCodeBatch,
+    byId(qrCodeBatch.id),
+  );
+  const orderBy = orderByTerms(terms);
+  const read = async (keyset: SQL | undefined, slice: Pick<ListWindow, "limit" | "offset">) => {
+    const query = batchesWithCounts(db, and(eq(qrCodeBatch.bookId, bookId), keyset)).orderBy(...orderBy);
+    return (await paged(query, slice)).map(withCounts);
+  };
+  if (after === undefined) return read(undefined, window);
+  return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) => read(keyset, { limit }));
 }
 
 export function countQrCodeBatchesOfBook(db: Database, bookId: number): Promise<number> {

@@ -35,13 +35,17 @@ function whereOf(db: Database, filter: QrCodeFilter): SQL | undefined {
 export const qrCodeSortFields = ["id", "bookId", "createdAt", "enabled"] as const;
 export type QrCodeSortField = (typeof qrCodeSortFields)[number];
 
-/** The codes `filter` covers, in the window's order; without a window, all of them by id. */
+/**
+ * The codes `filter` covers, in the window's order; without a window, all of them by id. `after`:
+ * the previous chunk's last code (db/rows.ts listRows).
+ */
 export function listQrCodes(
   db: Database,
   filter: QrCodeFilter,
   window: ListWindow<QrCodeSortField> = { sort: [] },
+  after?: QrCodeRow,
 ): Promise<QrCodeRow[]> {
-  return listRows(db, db.tables.activationQrCode, window, whereOf(db, filter));
+  return listRows(db, db.tables.activationQrCode, window, whereOf(db, filter), after);
 }
 
 export function countQrCodes(db: Database, filter: QrCodeFilter = {}): Promise<number> {

@@ -6,13 +6,14 @@
 import type { Database } from "#db";
 import { violatedConstraintName } from "../db/errors";
 import { withTransaction } from "../db/transaction";
+import type { ListRead, ListWindow } from "../lib/list-window";
 import { AppError } from "../lib/problems";
 import * as apks from "../repositories/apks";
 import type { ApkMetadata } from "../storage/apk-metadata";
 import type { BlobStore } from "../storage/blob-store";
 import { recordBlob } from "./files";
 import { conflictIfDuplicate, found } from "./guards";
-import { pagedList } from "./page";
+import { pageOf } from "./page";
 
 export type { ApkKind, ApkRow } from "../repositories/apks";
 
@@ -20,7 +21,12 @@ export interface ApkInputValue extends apks.ApkFields {
   active?: boolean | undefined;
 }
 
-export const listApks = pagedList(apks.listApks, apks.countApks);
+export function listApks(
+  db: Database,
+  window: ListWindow<apks.ApkSortField>,
+): Promise<ListRead<apks.ApkRow>> {
+  return pageOf(db, window, apks.listApks, apks.countApks);
+}
 
 export function countApks(db: Database): Promise<number> {
   return apks.countApks(db);

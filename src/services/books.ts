@@ -1,12 +1,18 @@
 // The rules of books: existence, and that a book readers hold cannot be deleted.
 import type { Database } from "#db";
 import { withTransaction } from "../db/transaction";
+import type { ListRead, ListWindow } from "../lib/list-window";
 import { AppError, validationFailed } from "../lib/problems";
 import * as books from "../repositories/books";
 import { found } from "./guards";
-import { pagedList } from "./page";
+import { pageOf } from "./page";
 
-export const listBooks = pagedList(books.listBooks, books.countBooks);
+export function listBooks(
+  db: Database,
+  window: ListWindow<books.BookSortField>,
+): Promise<ListRead<books.BookRow>> {
+  return pageOf(db, window, books.listBooks, books.countBooks);
+}
 
 export function countBooks(db: Database): Promise<number> {
   return books.countBooks(db);

@@ -23,10 +23,11 @@ export async function getQrCodeBatch(db: Database, id: number): Promise<batches.
 /** A book's batches; 404 for a book that does not exist, rather than an empty list. */
 export const listQrCodeBatchesOfBook = ofExistingBook(
   (db, bookId, window: ListWindow<batches.QrCodeBatchSortField>) =>
-    pageOf(
+    pageOf<batches.QrCodeBatchWithCounts, batches.QrCodeBatchSortField>(
+      db,
       window,
-      () => batches.listQrCodeBatchesOfBook(db, bookId, window),
-      () => batches.countQrCodeBatchesOfBook(db, bookId),
+      (on, chunk, after) => batches.listQrCodeBatchesOfBook(on, bookId, chunk, after),
+      (on) => batches.countQrCodeBatchesOfBook(on, bookId),
     ),
 );
 

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import type { Database } from "#db";
 import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
-import type { ListWindow, Page } from "../lib/list-window";
+import type { ListRead, ListWindow } from "../lib/list-window";
 import { LoopSlices, nextTurn } from "../lib/loop-slices";
 import { renderPng } from "../print/qr-png";
 import { qrSvg } from "../print/qr-vector";
@@ -43,11 +43,12 @@ export function listQrCodes(
   db: Database,
   window: ListWindow<qrCodes.QrCodeSortField>,
   filter: qrCodes.QrCodeFilter = {},
-): Promise<Page<qrCodes.QrCodeRow>> {
+): Promise<ListRead<qrCodes.QrCodeRow>> {
   return pageOf(
+    db,
     window,
-    () => qrCodes.listQrCodes(db, filter, window),
-    () => qrCodes.countQrCodes(db, filter),
+    (on, chunk, after) => qrCodes.listQrCodes(on, filter, chunk, after),
+    (on) => qrCodes.countQrCodes(on, filter),
   );
 }
 
@@ -147,7 +148,7 @@ export async function setQrCodeEnabled(
  * redemption leaves (firstRedeemedAt), not the live count.
  */
 export const unusedQrCodesOfBook = ofExistingBook((db, bookId) =>
-  qrCodes.listQrCodes(db, { bookId, unused: true }),
+  listQrCodes(db, { sort: [] }, { bookId, unused: true }),
 );
 
 /** What the symbol says: the template with the code filled in. */

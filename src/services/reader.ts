@@ -1,7 +1,7 @@
 // The reader's views: each is one query however many books there are (the joins are in
 // repositories/activations.ts), plus a count only when a page was asked for.
 import type { Database } from "#db";
-import type { ListWindow, Page } from "../lib/list-window";
+import type { ListRead, ListWindow } from "../lib/list-window";
 import * as activations from "../repositories/activations";
 import { type BookSortField, countBooks } from "../repositories/books";
 import { found } from "./guards";
@@ -12,11 +12,12 @@ export function listMyBooks(
   db: Database,
   userUuid: string,
   window: ListWindow<activations.MyBookSortField>,
-): Promise<Page<activations.HeldBookRow>> {
+): Promise<ListRead<activations.HeldBookRow>> {
   return pageOf(
+    db,
     window,
-    () => activations.listHeldBooks(db, userUuid, window),
-    () => activations.countActivations(db, { userUuid }),
+    (on, chunk, after) => activations.listHeldBooks(on, userUuid, chunk, after),
+    (on) => activations.countActivations(on, { userUuid }),
   );
 }
 
@@ -25,11 +26,12 @@ export function listBooksWithVersionAndActivation(
   db: Database,
   userUuid: string,
   window: ListWindow<BookSortField>,
-): Promise<Page<activations.BookWithActivationRow>> {
+): Promise<ListRead<activations.BookWithActivationRow>> {
   return pageOf(
+    db,
     window,
-    () => activations.listBooksWithActivation(db, userUuid, window),
-    () => countBooks(db),
+    (on, chunk, after) => activations.listBooksWithActivation(on, userUuid, chunk, after),
+    countBooks,
   );
 }
 

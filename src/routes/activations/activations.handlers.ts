@@ -14,8 +14,8 @@ import { ActivationList, ActivationResource, toActivation } from "./activations.
 
 export const listActivations: AppRouteHandler<typeof routes.listActivations> = async (c) => {
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await service.listActivations(c.get("deps").db, window);
-  return respondList(c, ActivationList, rows.map(toActivation), total, paging, 200);
+  const list = await service.listActivations(c.get("deps").db, window);
+  return respondList(c, ActivationList, list, toActivation, paging, 200);
 };
 
 export const countActivations: AppRouteHandler<typeof routes.countActivations> = async (c) => {
@@ -26,8 +26,8 @@ export const countActivations: AppRouteHandler<typeof routes.countActivations> =
 export const listActivationsOfUser: AppRouteHandler<typeof routes.listActivationsOfUser> = async (c) => {
   const { userUUID } = c.req.valid("param");
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await service.listActivations(c.get("deps").db, window, { userUuid: userUUID });
-  return respondList(c, ActivationList, rows.map(toActivation), total, paging, 200);
+  const list = await service.listActivations(c.get("deps").db, window, { userUuid: userUUID });
+  return respondList(c, ActivationList, list, toActivation, paging, 200);
 };
 
 export const countActivationsOfUser: AppRouteHandler<typeof routes.countActivationsOfUser> = async (c) => {

@@ -18,8 +18,8 @@ import { ApkList, ApkResource, toActiveApk, toApk } from "./apks.schemas";
 
 export const listApks: AppRouteHandler<typeof routes.listApks> = async (c) => {
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await service.listApks(c.get("deps").db, window);
-  return respondList(c, ApkList, rows.map(toApk), total, paging, 200);
+  const list = await service.listApks(c.get("deps").db, window);
+  return respondList(c, ApkList, list, toApk, paging, 200);
 };
 
 export const countApks: AppRouteHandler<typeof routes.countApks> = async (c) => {

@@ -18,15 +18,15 @@ import { BookVersionList, BookVersionResource, toBookVersion } from "./book-vers
 
 export const listBookVersions: AppRouteHandler<typeof routes.listBookVersions> = async (c) => {
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await service.listBookVersions(c.get("deps").db, window);
-  return respondList(c, BookVersionList, rows.map(toBookVersion), total, paging, 200);
+  const list = await service.listBookVersions(c.get("deps").db, window);
+  return respondList(c, BookVersionList, list, toBookVersion, paging, 200);
 };
 
 export const listBookVersionsOfBook: AppRouteHandler<typeof routes.listBookVersionsOfBook> = async (c) => {
   const { id } = c.req.valid("param");
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await service.listVersionsOfBook(c.get("deps").db, id, window);
-  return respondList(c, BookVersionList, rows.map(toBookVersion), total, paging, 200);
+  const list = await service.listVersionsOfBook(c.get("deps").db, id, window);
+  return respondList(c, BookVersionList, list, toBookVersion, paging, 200);
 };
 
 export const countBookVersions: AppRouteHandler<typeof routes.countBookVersions> = async (c) => {

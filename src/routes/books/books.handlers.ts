@@ -15,8 +15,8 @@ import { BookList, BookResource, toBook } from "./books.schemas";
 
 export const listBooks: AppRouteHandler<typeof routes.listBooks> = async (c) => {
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await service.listBooks(c.get("deps").db, window);
-  return respondList(c, BookList, rows.map(toBook), total, paging, 200);
+  const list = await service.listBooks(c.get("deps").db, window);
+  return respondList(c, BookList, list, toBook, paging, 200);
 };
 
 export const countBooks: AppRouteHandler<typeof routes.countBooks> = async (c) => {

@@ -9,8 +9,8 @@ import { QrCodeBatchList, QrCodeBatchResource, toQrCodeBatch } from "./qr-code-b
 export const listQrCodeBatchesOfBook: AppRouteHandler<typeof routes.listQrCodeBatchesOfBook> = async (c) => {
   const { bookId } = c.req.valid("param");
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await service.listQrCodeBatchesOfBook(c.get("deps").db, bookId, window);
-  return respondList(c, QrCodeBatchList, rows.map(toQrCodeBatch), total, paging, 200);
+  const list = await service.listQrCodeBatchesOfBook(c.get("deps").db, bookId, window);
+  return respondList(c, QrCodeBatchList, list, toQrCodeBatch, paging, 200);
 };
 
 export const getQrCodeBatch: AppRouteHandler<typeof routes.getQrCodeBatch> = async (c) => {

@@ -4,6 +4,7 @@ import {
   respondCreated,
   respondList,
   respondResource,
+  respondResourceWithList,
 } from "../../http/respond";
 import type { AppRouteHandler } from "../../http/types";
 import * as service from "../../services/qr-codes";
@@ -12,8 +13,8 @@ import { NullActivationsResource, QrCodeList, QrCodeResource, toQrCode } from ".
 
 export const listActivationQrCodes: AppRouteHandler<typeof routes.listActivationQrCodes> = async (c) => {
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await service.listQrCodes(c.get("deps").db, window);
-  return respondList(c, QrCodeList, rows.map(toQrCode), total, paging, 200);
+  const list = await service.listQrCodes(c.get("deps").db, window);
+  return respondList(c, QrCodeList, list, toQrCode, paging, 200);
 };
 
 export const countActivationQrCodes: AppRouteHandler<typeof routes.countActivationQrCodes> = async (c) => {
@@ -26,8 +27,8 @@ export const listActivationQrCodesOfBook: AppRouteHandler<typeof routes.listActi
 ) => {
   const { bookId } = c.req.valid("param");
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await service.listQrCodesOfBook(c.get("deps").db, bookId, window);
-  return respondList(c, QrCodeList, rows.map(toQrCode), total, paging, 200);
+  const list = await service.listQrCodesOfBook(c.get("deps").db, bookId, window);
+  return respondList(c, QrCodeList, list, toQrCode, paging, 200);
 };
 
 export const countActivationQrCodesOfBook: AppRouteHandler<
@@ -42,12 +43,17 @@ export const getUnusedActivationQrCodesOfBook: AppRouteHandler<
   typeof routes.getUnusedActivationQrCodesOfBook
 > = async (c) => {
   const { bookId } = c.req.valid("param");
-  const rows = await service.unusedQrCodesOfBook(c.get("deps").db, bookId);
-  return respondResource(c, NullActivationsResource, {
-    bookId,
-    count: rows.length,
-    qrCodes: rows.map(toQrCode),
-  });
+  const list = await service.unusedQrCodesOfBook(c.get("deps").db, bookId);
+  const unused = { bookId, count: list.total, qrCodes: [] };
+  return respondResourceWithList(
+    c,
+    NullActivationsResource,
+    unused,
+    "qrCodes",
+    list,
+    QrCodeResource,
+    toQrCode,
+  );
 };
 
 export const getActivationQrCode: AppRouteHandler<typeof routes.getActivationQrCode> = async (c) => {
@@ -109,7 +115,7 @@ export const createActivationQrCodeBatch: AppRouteHandler<typeof routes.createAc
 ) => {
   const { db, clock } = c.get("deps");
   const rows = await service.createQrCodeBatch(db, c.req.valid("json"), clock.now());
-  return respondList(c, QrCodeList, rows.map(toQrCode), rows.length, undefined, 201);
+  return respondList(c, QrCodeList, { rows, total: rows.length }, toQrCode, undefined, 201);
 };
 
 export const setActivationQrCodeEnabled: AppRouteHandler<typeof routes.setActivationQrCodeEnabled> = async (

@@ -18,8 +18,8 @@ import {
 export const listMyBooks: AppRouteHandler<typeof routes.listMyBooks> = async (c) => {
   const { userUuid } = c.get("principal");
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await reader.listMyBooks(c.get("deps").db, userUuid, window);
-  return respondList(c, MyBookList, rows.map(toMyBook), total, paging, 200);
+  const list = await reader.listMyBooks(c.get("deps").db, userUuid, window);
+  return respondList(c, MyBookList, list, toMyBook, paging, 200);
 };
 
 export const listBooksWithVersionAndActivation: AppRouteHandler<
@@ -27,9 +27,8 @@ export const listBooksWithVersionAndActivation: AppRouteHandler<
 > = async (c) => {
   const { userUuid } = c.get("principal");
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await reader.listBooksWithVersionAndActivation(c.get("deps").db, userUuid, window);
-  const items = rows.map(toBookWithVersionAndActivation);
-  return respondList(c, BookWithVersionAndActivationList, items, total, paging, 200);
+  const list = await reader.listBooksWithVersionAndActivation(c.get("deps").db, userUuid, window);
+  return respondList(c, BookWithVersionAndActivationList, list, toBookWithVersionAndActivation, paging, 200);
 };
 
 export const getBookWithVersionAndActivation: AppRouteHandler<
@@ -44,8 +43,8 @@ export const getBookWithVersionAndActivation: AppRouteHandler<
 export const listActivationsOfBook: AppRouteHandler<typeof routes.listActivationsOfBook> = async (c) => {
   const { id } = c.req.valid("param");
   const { window, paging } = listRequestOf(c.req.valid("query"));
-  const { rows, total } = await activations.listActivationsOfBook(c.get("deps").db, id, window);
-  return respondList(c, ActivationList, rows.map(toActivation), total, paging, 200);
+  const list = await activations.listActivationsOfBook(c.get("deps").db, id, window);
+  return respondList(c, ActivationList, list, toActivation, paging, 200);
 };
 
 export const countActivationsOfBook: AppRouteHandler<typeof routes.countActivationsOfBook> = async (c) => {

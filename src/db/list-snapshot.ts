@@ -1,0 +1,183 @@
+// A whole list is streamed over many event-loop turns (services/page.ts), and its X-Total-Count
+// must match the array it streams: the count and every chunk are read in one snapshot of the
+// database, held for the stream's life.
+//
+// Postgres: one REPEATABLE READ, READ ONLY transaction on one pooled connection; the number of
+// snapshots open at once is bounded so that streams never take the whole pool from the other
+// requests. SQLite: a connection of its own to the same file (`query_only`), holding a read
+// transaction; in WAL mode it blocks no writer, and the process's main connection, whose
+// transactions must not outlive a turn (DESIGN.md "SQLite write discipline"), is never used.
+import { Database as SqliteConnection } from "bun:sqlite";
+import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
+import type { Database } from "#db";
+import { SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
+
+export interface ListSnapshot {
+  /** A handle whose reads all see the database as it was when the snapshot's first read ran. */
+  db: Database;
+  /** Ends the snapshot and gives its slot back; once, however often it is called. */
+  release(): Promise<void>;
+}
+
+/** Snapshots a SQLite process may hold open at once: each is a connection and a file handle. */
+const SQLITE_SNAPSHOTS = 4;
+
+/**
+ * Snapshots a Postgres pool of `poolMax` connections lends to streams: a quarter, at least one,
+ * so that the other requests keep most of the pool while lists stream.
+ */
+export function postgresSnapshotsOf(poolMax: number): number {
+  return Math.max(1, Math.floor(poolMax / 4));
+}
+
+/** Waits for and gives back one of a fixed number of places, first come first served. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly size: number) {
+    this.free = size;
+  }
+
+  async take(): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free += 1;
+  }
+
+  /** Places taken now (for tests: a stream that ended gave its place back). */
+  get taken(): number {
+    return this.size - this.free;
+  }
+}
+
+/** The slots of each database, keyed by its client (the bun:sqlite connection, or the SQL pool). */
+const slotsByClient = new WeakMap<object, Slots>();
+
+interface PostgresPool {
+  options?: { max?: number };
+}
+
+function clientOf(db: Database): object {
+  return (db.orm as unknown as { $client: object }).$client;
+}
+
+function slotsOf(db: Database): Slots {
+  const client = clientOf(db);
+  let slots = slotsByClient.get(client);
+  if (slots === undefined) {
+    slots =
+      db.dialect === "postgres"
+        ? new Slots(postgresSnapshotsOf((client as PostgresPool).options?.max ?? 10))
+        : new Slots(SQLITE_SNAPSHOTS);
+    slotsByClient.set(client, slots);
+  }
+  return slots;
+}
+
+/** Snapshots of `db` open now: what tests check is given back. */
+export function openListSnapshots(db: Database): number {
+  return slotsByClient.get(clientOf(db))?.taken ?? 0;
+}
+
+/** How many snapshots of `db` may be open at once. */
+export function listSnapshotSlots(db: Database): number {
+  return slotsOf(db).size;
+}
+
+/**
+ * Opens a snapshot of `db` (the app's root handle), waiting for a slot when as many as allowed
+ * are open. The caller must `release` it, whatever happens.
+ */
+export async function openListSnapshot(db: Database): Promise<ListSnapshot> {
+  const slots = slotsOf(db);
+  await slots.take();
+  let opened: { db: Database; end(): Promise<void> };
+  try {
+    opened = db.dialect === "postgres" ? await openPostgresSnapshot(db) : openSqliteSnapshot(db);
+  } catch (error) {
+    slots.give();
+    throw error;
+  }
+  let released: Promise<void> | undefined;
+  return {
+    db: opened.db,
+    release() {
+      released ??= opened.end().finally(() => slots.give());
+      return released;
+    },
+  };
+}
+
+interface PostgresTransactions {
+  transaction(
+    work: (tx: unknown) => Promise<void>,
+    config: { isolationLevel: "repeatable read"; accessMode: "read only" },
+  ): Promise<void>;
+}
+
+/**
+ * Drizzle runs a transaction for as long as its callback's promise is pending: the callback hands
+ * its handle out and waits for `end`, so the stream's reads run in it across many turns.
+ */
+function openPostgresSnapshot(db: Database): Promise<{ db: Database; end(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    let finish!: () => void;
+    const ended = new Promise<void>((done) => {
+      finish = done;
+    });
+    const transaction = (db.orm as unknown as PostgresTransactions).transaction(
+      async (tx) => {
+        resolve({
+          db: { ...db, orm: tx as Database["orm"] },
+          async end() {
+            finish();
+            // A read-only transaction has nothing to lose: how its COMMIT went changes nothing.
+            await transaction.catch(() => undefined);
+          },
+        });
+        await ended;
+      },
+      { isolationLevel: "repeatable read", accessMode: "read only" },
+    );
+    // Before the callback ran, this is why the snapshot could not open; after, resolve has won.
+    transaction.catch(reject);
+  });
+}
+
+interface SqliteClient {
+  readonly filename: string;
+}
+
+function openSqliteSnapshot(db: Database): { db: Database; end(): Promise<void> } {
+  const { filename } = (db.orm as unknown as { $client: SqliteClient }).$client;
+  // An in-memory database has no file another connection could open: its lists are read on the
+  // main connection, without a snapshot (only tests and throwaway servers use one).
+  if (filename === "" || filename === ":memory:") return { db, end: async () => undefined };
+  const connection = new SqliteConnection(filename, { strict: true, create: false });
+  try {
+    connection.exec("PRAGMA query_only = ON");
+    connection.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    // Deferred: the snapshot starts at the first read (the count), and holds no lock a writer needs.
+    connection.exec("BEGIN");
+  } catch (error) {
+    connection.close();
+    throw error;
+  }
+  const orm = drizzleSqlite({ client: connection, schema: db.tables as never });
+  return {
+    db: { ...db, orm: orm as unknown as Database["orm"] },
+    async end() {
+      if (connection.inTransaction) connection.exec("COMMIT");
+      connection.close();
+    },
+  };
+}
