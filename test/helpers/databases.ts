@@ -22,7 +22,9 @@ export async function createTestDatabase(
   if (!serverUrl) {
     const dir = mkdtempSync(join(tmpdir(), "bookdist-db-"));
     const url = `sqlite:${join(dir, "test.sqlite")}`;
-    const handle = await openDatabase(url, { migrate: true, ...options });
+    // Test mode for the write door (db/transaction.ts): a transaction that outlives its
+    // event-loop turn fails, so the test that drives such a code path finds it.
+    const handle = await openDatabase(url, { migrate: true, strictTurns: true, ...options });
     return {
       url,
       handle,
