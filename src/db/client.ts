@@ -95,7 +95,11 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
       },
     },
   });
-  const orm = drizzleSqlite({ client: reader, schema: sqliteSchema.tables, logger: queryLogger(options.onQuery) });
+  const orm = drizzleSqlite({
+    client: reader,
+    schema: sqliteSchema.tables,
+    logger: queryLogger(options.onQuery),
+  });
   // The repositories are typed against whichever dialect "#db" resolves to; at run time these
   // handles carry the SQLite builder, which offers the same calls.
   const writerDb = { orm: writerOrm, tables: sqliteSchema.tables, dialect: "sqlite" } as unknown as Database;

@@ -96,7 +96,8 @@ export class SqliteDoor {
 
   /** Drizzle's query hook on the writer: a statement there outside the door is refused. */
   admit(): void {
-    if (!this.holding) throw new Error("a statement on the SQLite writer outside withTransaction/queuedWrite");
+    if (!this.holding)
+      throw new Error("a statement on the SQLite writer outside withTransaction/queuedWrite");
   }
 
   /** Whether a transaction of the door is open (it then holds the write lock). */
@@ -129,7 +130,9 @@ export class SqliteDoor {
       if (!turn.open) return;
       turn.outlived = true;
       if (!this.options.strictTurns)
-        this.options.logger.error("a SQLite transaction outlived its event-loop turn", { alarm: "transaction" });
+        this.options.logger.error("a SQLite transaction outlived its event-loop turn", {
+          alarm: "transaction",
+        });
     });
     // A handle of its own, so that writes made through it know they are inside (queuedWrite).
     const tx = { ...this.writer() };

@@ -67,7 +67,9 @@ export async function insertQrCodes(db: Database, codes: NewQrCode[], now: Date)
       .slice(start, start + INSERT_CHUNK)
       .map((code) => ({ ...code, activationCount: 0, createdAt: now, updatedAt: now }));
     inserted.push(
-      ...(await queuedWrite(db, (tx) => tx.orm.insert(db.tables.activationQrCode).values(values).returning())),
+      ...(await queuedWrite(db, (tx) =>
+        tx.orm.insert(db.tables.activationQrCode).values(values).returning(),
+      )),
     );
   }
   return inserted;
