@@ -111,7 +111,7 @@ describe.if(testDialect === "sqlite")("the write door (SQLite only)", () => {
   test("a transaction's handle kept after its transaction ended writes no more", async () => {
     const { db } = database.handle;
     const kept = await withTransaction(db, async (tx) => tx);
-    expect(() => kept.orm.insert(kept.tables.book).values(newBook("Late")).run()).toThrow(
+    await expect(Promise.resolve(kept.orm.insert(kept.tables.book).values(newBook("Late")))).rejects.toThrow(
       /outside withTransaction/,
     );
     expect(await booksTitled(db, "Late")).toHaveLength(0);
