@@ -127,7 +127,7 @@ describe.if(testDialect === "sqlite")("the end of a turn's snapshot (SQLite)", (
     const database = await createTestDatabase({ logger: createLogger("error", (line) => lines.push(line)) });
     try {
       const { db } = database.handle;
-      const [book] = await queuedWrite(db, (tx) =>
+      const [book] = await withTransaction(db, (tx) =>
         tx.orm
           .insert(db.tables.book)
           .values({ title: "Kept", createdAt: new Date(), updatedAt: new Date() })
