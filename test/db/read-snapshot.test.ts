@@ -3,6 +3,7 @@
 // never takes the process down. A second connection to the same file stands for another process.
 import { Database as SqliteConnection } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { statSync } from "node:fs";
 import { readSnapshotOf } from "../../src/db/read-snapshot";
 import { queuedWrite, withTransaction } from "../../src/db/transaction";
 import { createLogger } from "../../src/lib/logger";
@@ -113,6 +114,20 @@ describe.if(testDialect === "sqlite")("the read snapshot of a turn (SQLite)", ()
     }
     await findBook(db, bookId);
     await database.handle.ping();
+    await nextTurn();
+  });
+
+  test("a snapshot open when a write commits does not pin the WAL: it starts over, not grows", async () => {
+    const { db } = database.handle;
+    const walBytes = () => statSync(`${database.url.replace(/^sqlite:/, "")}-wal`).size;
+    // Each turn reads (the snapshot begins) and then writes, as a redemption does. Were the
+    // snapshot still open at COMMIT, the checkpoint that COMMIT runs every ~1,000 pages could never
+    // start the WAL over: 3,000 commits of a page or two each would leave it well past 10 MB.
+    for (let i = 0; i < 3000; i++) {
+      await findBook(db, bookId);
+      await queuedWrite(db, (tx) => tx.orm.update(tx.tables.book).set({ title: `Title ${i}` }));
+    }
+    expect(walBytes()).toBeLessThan(8 * 1024 * 1024);
     await nextTurn();
   });
 
