@@ -52,17 +52,22 @@ export class ReadSnapshot {
   }
 
   /**
-   * Runs from the event loop, where a throw would end the process: a snapshot that cannot be
-   * ended (the connection closed under it, an I/O error) is logged and forgotten instead, and
-   * the next hot read begins afresh or fails in its own request.
+   * end() where a throw would do harm: from the event loop, where it would end the process, and
+   * before a write's COMMIT, which the reader's trouble must not undo. A snapshot that cannot be
+   * ended (the connection closed under it, an I/O error) is logged and forgotten instead, and the
+   * next hot read begins afresh or fails in its own request.
    */
-  private readonly endOfTurn = () => {
-    this.endScheduled = false;
+  endOrLog(): void {
     try {
       this.end();
     } catch (error) {
       this.logger.error("the read snapshot could not be ended", describeError(error));
     }
+  }
+
+  private readonly endOfTurn = () => {
+    this.endScheduled = false;
+    this.endOrLog();
   };
 }
 

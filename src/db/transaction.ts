@@ -143,7 +143,7 @@ export class SqliteDoor {
       // The reader's snapshot ends first: the reads after the write must see it, and a read
       // transaction still open at COMMIT would pin the WAL, whose checkpoint then could never
       // start it over (it grew without bound under load, every statement slower: 4 ms a redemption).
-      this.options.snapshot.end();
+      this.options.snapshot.endOrLog();
       this.commit.run();
       return result;
     } catch (error) {
