@@ -120,7 +120,7 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
       writer.exec("ROLLBACK");
     },
     async close() {
-      snapshot.end();
+      snapshot.endOrLog();
       reader.close();
       writer.close();
     },
