@@ -23,6 +23,7 @@ try {
   const database = await openDatabase(config.databaseUrl, {
     migrate: true,
     poolMax: config.databasePoolMax,
+    logger,
   });
   const store = await openStore(config, database.db, systemClock);
   const blobs = new BlobStore(join(config.dataDir, "blobs"));

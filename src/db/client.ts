@@ -5,10 +5,12 @@ import { SQL } from "bun";
 import { drizzle as drizzleBunSql } from "drizzle-orm/bun-sql";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import type { Database } from "#db";
+import { type Logger, silentLogger } from "../lib/logger";
 import { migratePostgres, migrateSqlite, SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
 import { ReadSnapshot, registerReadSnapshot } from "./read-snapshot";
 import * as pgSchema from "./schema/pg";
 import * as sqliteSchema from "./schema/sqlite";
+import { registerSqliteDoor, SqliteDoor } from "./transaction";
 
 export interface DatabaseHandle {
   db: Database;
@@ -27,6 +29,10 @@ export interface OpenDatabaseOptions {
   onQuery?: (query: string) => void;
   /** Postgres connections this process may open (DATABASE_POOL_MAX). */
   poolMax?: number;
+  /** Where the SQLite door and read snapshot report what they cannot throw (transaction.ts). */
+  logger?: Logger;
+  /** Test mode for SQLite transactions that outlive their turn (SqliteDoorOptions). */
+  strictTurns?: boolean;
 }
 
 export const DEFAULT_POOL_MAX = 10;
@@ -49,51 +55,74 @@ function queryLogger(onQuery: OpenDatabaseOptions["onQuery"]) {
   return onQuery ? { logQuery: (query: string) => onQuery(query) } : undefined;
 }
 
-/** Drizzle's query hook on SQLite: a write ends the turn's read snapshot before it runs. */
-function sqliteQueryHook(snapshot: ReadSnapshot, onQuery: OpenDatabaseOptions["onQuery"]) {
-  return {
-    logQuery: (query: string) => {
-      snapshot.beforeStatement(query);
-      onQuery?.(query);
-    },
-  };
-}
-
-function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+function openSqliteConnection(path: string): SqliteConnection {
   const connection = new SqliteConnection(path, { create: true, strict: true });
-  connection.exec("PRAGMA journal_mode = WAL");
   connection.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   connection.exec("PRAGMA foreign_keys = ON");
+  return connection;
+}
+
+/**
+ * Two connections to the file: the writer, which only the door (transaction.ts) uses, and the
+ * reader, a `query_only` connection behind `db.orm`, the handle everyone holds. A write made
+ * outside the door therefore fails (SQLITE_READONLY) wherever it runs, and in WAL mode the reader
+ * sees only committed rows: never those of a transaction still open on the writer.
+ */
+function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle {
+  // An in-memory database opened twice is two databases: the reader would never see a write.
+  if (path === ":memory:") throw new Error("SQLite needs a file (DATABASE_URL=sqlite:<path>), not :memory:");
+  mkdirSync(dirname(path), { recursive: true });
+  const logger = options.logger ?? silentLogger;
+  const writer = openSqliteConnection(path);
+  writer.exec("PRAGMA journal_mode = WAL");
   // WAL + NORMAL is durable against application crashes; only an OS crash may lose the last commits.
-  connection.exec("PRAGMA synchronous = NORMAL");
-  const snapshot = new ReadSnapshot(connection);
-  const orm = drizzleSqlite({
-    client: connection,
-    schema: sqliteSchema.tables,
-    logger: sqliteQueryHook(snapshot, options.onQuery),
+  writer.exec("PRAGMA synchronous = NORMAL");
+  const reader = openSqliteConnection(path);
+  reader.exec("PRAGMA query_only = ON");
+  const snapshot = new ReadSnapshot(reader, logger);
+  const door = new SqliteDoor(writer, () => writerDb, {
+    snapshot,
+    strictTurns: options.strictTurns ?? false,
+    logger,
   });
-  registerReadSnapshot(orm, snapshot);
-  if (options.migrate) migrateSqlite(orm, path);
-  // The repositories are typed against whichever dialect "#db" resolves to; at run time this
-  // handle carries the SQLite builder, which offers the same calls.
+  const writerOrm = drizzleSqlite({
+    client: writer,
+    schema: sqliteSchema.tables,
+    logger: {
+      logQuery: (query: string) => {
+        door.admit();
+        options.onQuery?.(query);
+      },
+    },
+  });
+  const orm = drizzleSqlite({
+    client: reader,
+    schema: sqliteSchema.tables,
+    logger: queryLogger(options.onQuery),
+  });
+  // The repositories are typed against whichever dialect "#db" resolves to; at run time these
+  // handles carry the SQLite builder, which offers the same calls.
+  const writerDb = { orm: writerOrm, tables: sqliteSchema.tables, dialect: "sqlite" } as unknown as Database;
   const db = { orm, tables: sqliteSchema.tables, dialect: "sqlite" } as unknown as Database;
+  registerSqliteDoor(orm, door);
+  registerSqliteDoor(writerOrm, door);
+  registerReadSnapshot(orm, snapshot);
+  if (options.migrate) door.migrate(() => migrateSqlite(writerOrm, path));
   return {
     db,
     async ping() {
-      // The turn's read snapshot would pass for a transaction of ours below.
-      snapshot.end();
-      connection.query("SELECT 1").get();
+      reader.query("SELECT 1").get();
       // A transaction of ours in flight already holds the write lock (and a nested BEGIN fails).
-      if (connection.inTransaction) return;
+      if (door.inTransaction) return;
       // Taking the write lock and giving it back proves a write could be made; it waits at
       // most the short busy timeout when another process holds the lock.
-      connection.exec("BEGIN IMMEDIATE");
-      connection.exec("ROLLBACK");
+      writer.exec("BEGIN IMMEDIATE");
+      writer.exec("ROLLBACK");
     },
     async close() {
-      snapshot.end();
-      connection.close();
+      snapshot.endOrLog();
+      reader.close();
+      writer.close();
     },
   };
 }

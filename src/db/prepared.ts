@@ -15,7 +15,8 @@ export function prepareNamed<Q extends { prepare: (...args: never[]) => unknown 
 
 /**
  * One prepared statement per query builder: a Postgres transaction brings its own builder, and a
- * statement prepared on another would run outside the transaction.
+ * statement prepared on another would run outside the transaction; on SQLite the reader and the
+ * writer (every transaction's builder) each have theirs.
  */
 export function preparedPer<S>(build: (db: Database) => S): (db: Database) => S {
   const statements = new WeakMap<object, S>();
@@ -60,7 +61,8 @@ export function prepareRows<Q extends { prepare: (...args: never[]) => PreparedS
 
 /**
  * The rows of a prepared statement. On SQLite, bun:sqlite answers synchronously: the value
- * arrays (Drizzle's `values()`), read in the turn's read snapshot (read-snapshot.ts) and built
+ * arrays (Drizzle's `values()`), read in the turn's read snapshot (read-snapshot.ts) when `db` is
+ * the reader's handle (a write's statement runs on the handle its transaction gave), and built
  * into rows by the statement's own mapper rather than by Drizzle's generic one, and no promise.
  * On Postgres the rows come over the network, where Drizzle's mapping is a small part of their
  * time: `execute()` as it is.

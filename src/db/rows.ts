@@ -1,6 +1,6 @@
 // What every resource's repository does with its own table: insert a row; find, update or delete
 // one by id; count; list a window of them; and the prepared look-ups of the hot reads. Each is one
-// statement, and the writes go through queuedWrite like every other write.
+// statement, and the writes go through queuedWrite (the door) like every other write.
 import { type AnyColumn, and, count, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import type { ListWindow } from "../lib/list-window";
@@ -52,7 +52,7 @@ export async function insertRow<T extends AnyTable>(
   table: T,
   values: InsertOf<T>,
 ): Promise<RowOf<T>> {
-  const [row] = await queuedWrite(db, () => queriesOf<T>(db).insert(table).values(values).returning());
+  const [row] = await queuedWrite(db, (tx) => queriesOf<T>(tx).insert(table).values(values).returning());
   return row!;
 }
 
@@ -100,8 +100,8 @@ export async function updateById<T extends KeyedTable>(
   id: number,
   fields: Partial<InsertOf<T>>,
 ): Promise<RowOf<T> | undefined> {
-  const [row] = await queuedWrite(db, () =>
-    queriesOf<T>(db).update(table).set(fields).where(eq(table.id, id)).returning(),
+  const [row] = await queuedWrite(db, (tx) =>
+    queriesOf<T>(tx).update(table).set(fields).where(eq(table.id, id)).returning(),
   );
   return row;
 }
@@ -112,8 +112,8 @@ export async function deleteById<T extends KeyedTable>(
   table: T,
   id: number,
 ): Promise<RowOf<T> | undefined> {
-  const [row] = await queuedWrite(db, () =>
-    queriesOf<T>(db).delete(table).where(eq(table.id, id)).returning(),
+  const [row] = await queuedWrite(db, (tx) =>
+    queriesOf<T>(tx).delete(table).where(eq(table.id, id)).returning(),
   );
   return row;
 }

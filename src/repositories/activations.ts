@@ -3,6 +3,7 @@ import type { Database } from "#db";
 import { orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "../db/order-by";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { countRows, deleteById, findById, listRows, updateById } from "../db/rows";
+import { queuedWrite } from "../db/transaction";
 import type { ListWindow } from "../lib/list-window";
 import type { BookVersionRow } from "./book-versions";
 import type { BookRow, BookSortField } from "./books";
@@ -106,11 +107,9 @@ export async function insertActivation(
   fields: ActivationFields,
   now: Date,
 ): Promise<ActivationRow> {
-  const [row] = await rowsOf(db, insertActivationStatement(db), {
-    ...fields,
-    qrCodeId: fields.qrCodeId ?? null,
-    now,
-  });
+  const [row] = await queuedWrite(db, async (tx) =>
+    rowsOf(tx, insertActivationStatement(tx), { ...fields, qrCodeId: fields.qrCodeId ?? null, now }),
+  );
   return row!;
 }
 

@@ -23,8 +23,8 @@ export async function hasAdminGrant(db: Database, userUuid: string): Promise<boo
 /** Adds the grant; false when the user already had one. */
 export async function insertAdminGrant(db: Database, userUuid: string, at: Date): Promise<boolean> {
   const { adminGrant } = db.tables;
-  const rows = await queuedWrite(db, () =>
-    db.orm
+  const rows = await queuedWrite(db, (tx) =>
+    tx.orm
       .insert(adminGrant)
       .values({ userUuid, grantedAt: at })
       .onConflictDoNothing()
@@ -36,8 +36,8 @@ export async function insertAdminGrant(db: Database, userUuid: string, at: Date)
 /** Removes the grant; false when there was none. */
 export async function deleteAdminGrant(db: Database, userUuid: string): Promise<boolean> {
   const { adminGrant } = db.tables;
-  const rows = await queuedWrite(db, () =>
-    db.orm
+  const rows = await queuedWrite(db, (tx) =>
+    tx.orm
       .delete(adminGrant)
       .where(eq(adminGrant.userUuid, userUuid))
       .returning({ userUuid: adminGrant.userUuid }),

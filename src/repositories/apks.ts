@@ -69,8 +69,8 @@ export async function deactivateOthers(
   now: Date,
 ): Promise<void> {
   const { apk } = db.tables;
-  await queuedWrite(db, () =>
-    db.orm
+  await queuedWrite(db, (tx) =>
+    tx.orm
       .update(apk)
       .set({ active: false, updatedAt: now })
       .where(and(eq(apk.kind, kind), eq(apk.active, true), ne(apk.id, keepId))),

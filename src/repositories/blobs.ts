@@ -18,8 +18,8 @@ export async function lockBlob(tx: Database, sha256: string): Promise<void> {
 }
 
 export async function insertBlob(db: Database, sha256: string, size: number, now: Date): Promise<void> {
-  await queuedWrite(db, () =>
-    db.orm.insert(db.tables.blob).values({ sha256, size, createdAt: now }).onConflictDoNothing(),
+  await queuedWrite(db, (tx) =>
+    tx.orm.insert(db.tables.blob).values({ sha256, size, createdAt: now }).onConflictDoNothing(),
   );
 }
 
@@ -43,8 +43,8 @@ export async function claimUnreferencedBlobs(db: Database, cutoff: Date): Promis
   const named = (
     column: typeof book.coverSha256 | typeof bookVersion.archiveSha256 | typeof apk.fileSha256,
   ) => notExists(db.orm.select({ one: sql`1` }).from(column.table).where(eq(column, blob.sha256)));
-  const rows = await queuedWrite(db, () =>
-    db.orm
+  const rows = await queuedWrite(db, (tx) =>
+    tx.orm
       .delete(blob)
       .where(
         and(

@@ -105,8 +105,8 @@ export async function setQrCodeBatchEnabled(
   now: Date,
 ): Promise<number> {
   const { activationQrCode: q } = db.tables;
-  const rows = await queuedWrite(db, () =>
-    db.orm.update(q).set({ enabled, updatedAt: now }).where(eq(q.batchId, batchId)).returning({ id: q.id }),
+  const rows = await queuedWrite(db, (tx) =>
+    tx.orm.update(q).set({ enabled, updatedAt: now }).where(eq(q.batchId, batchId)).returning({ id: q.id }),
   );
   return rows.length;
 }

@@ -71,7 +71,9 @@ export async function insertQrCodes(db: Database, codes: NewQrCode[], now: Date)
       .slice(start, start + INSERT_CHUNK)
       .map((code) => ({ ...code, activationCount: 0, createdAt: now, updatedAt: now }));
     inserted.push(
-      ...(await queuedWrite(db, () => db.orm.insert(db.tables.activationQrCode).values(values).returning())),
+      ...(await queuedWrite(db, (tx) =>
+        tx.orm.insert(db.tables.activationQrCode).values(values).returning(),
+      )),
     );
   }
   return inserted;
@@ -116,15 +118,15 @@ const consumeActivationStatement = preparedPer((db) => {
 });
 
 export async function consumeActivation(db: Database, id: number, now: Date): Promise<boolean> {
-  const rows = await rowsOf(db, consumeActivationStatement(db), { id, now });
+  const rows = await queuedWrite(db, async (tx) => rowsOf(tx, consumeActivationStatement(tx), { id, now }));
   return rows.length === 1;
 }
 
 /** Gives an activation back to the code (its activation was deleted). */
 export async function releaseActivation(db: Database, id: number, now: Date): Promise<void> {
   const { activationQrCode: q } = db.tables;
-  await queuedWrite(db, () =>
-    db.orm
+  await queuedWrite(db, (tx) =>
+    tx.orm
       .update(q)
       .set({ activationCount: sql`${q.activationCount} - 1`, updatedAt: now })
       .where(and(eq(q.id, id), gt(q.activationCount, 0))),

@@ -20,7 +20,7 @@ export async function countEvents(
   now: Date,
 ): Promise<CountedEvent[]> {
   // Never inside another request's transaction: a failed redemption's rollback would undo it.
-  return queuedWrite(db, () => upsertCounts(db, events, now));
+  return queuedWrite(db, (tx) => upsertCounts(tx, events, now));
 }
 
 async function upsertCounts(
@@ -71,14 +71,13 @@ export async function openCounts(db: Database, keys: readonly string[], now: Dat
 }
 
 export async function clearKey(db: Database, key: string): Promise<void> {
-  await db.orm.delete(db.tables.rateLimit).where(eq(db.tables.rateLimit.key, key));
+  await queuedWrite(db, (tx) => tx.orm.delete(db.tables.rateLimit).where(eq(db.tables.rateLimit.key, key)));
 }
 
 export async function deleteExpiredWindows(db: Database, now: Date): Promise<number> {
   const { rateLimit } = db.tables;
-  const rows = await db.orm
-    .delete(rateLimit)
-    .where(lte(rateLimit.windowEndsAt, now))
-    .returning({ key: rateLimit.key });
+  const rows = await queuedWrite(db, (tx) =>
+    tx.orm.delete(rateLimit).where(lte(rateLimit.windowEndsAt, now)).returning({ key: rateLimit.key }),
+  );
   return rows.length;
 }

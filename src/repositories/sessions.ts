@@ -6,13 +6,13 @@ import { queuedWrite } from "../db/transaction";
 export type SessionRow = Database["tables"]["userSession"]["$inferSelect"];
 export type NewSession = Database["tables"]["userSession"]["$inferInsert"];
 
-// Session writes go through queuedWrite: joined to another request's transaction on
-// SQLite's one connection, a rollback there would lose a new session or undo a logout.
+// Session writes go through queuedWrite, the door (db/transaction.ts): a transaction of their own
+// outside any other request's, whose rollback could otherwise lose a new session or undo a logout.
 
 export async function insertSession(db: Database, session: NewSession): Promise<void> {
   // A login waits for another process's SQLite lock (in the transaction queue's BEGIN), not failing at once.
-  await queuedWrite(db, async () => {
-    await db.orm.insert(db.tables.userSession).values(session);
+  await queuedWrite(db, async (tx) => {
+    await tx.orm.insert(db.tables.userSession).values(session);
   });
 }
 
@@ -34,8 +34,8 @@ export async function findSession(db: Database, id: string): Promise<SessionRow 
 }
 
 export async function deleteSession(db: Database, id: string): Promise<number> {
-  const rows = await queuedWrite(db, () =>
-    db.orm
+  const rows = await queuedWrite(db, (tx) =>
+    tx.orm
       .delete(db.tables.userSession)
       .where(eq(db.tables.userSession.id, id))
       .returning({ id: db.tables.userSession.id }),
@@ -44,8 +44,8 @@ export async function deleteSession(db: Database, id: string): Promise<number> {
 }
 
 export async function deleteSessionsOfUser(db: Database, userUuid: string): Promise<number> {
-  const rows = await queuedWrite(db, () =>
-    db.orm
+  const rows = await queuedWrite(db, (tx) =>
+    tx.orm
       .delete(db.tables.userSession)
       .where(eq(db.tables.userSession.userUuid, userUuid))
       .returning({ id: db.tables.userSession.id }),
@@ -55,8 +55,8 @@ export async function deleteSessionsOfUser(db: Database, userUuid: string): Prom
 
 /** Sessions past their absolute lifetime, or idle since `idleBefore`. */
 export async function deleteEndedSessions(db: Database, now: Date, idleBefore: Date): Promise<number> {
-  const rows = await queuedWrite(db, () =>
-    db.orm
+  const rows = await queuedWrite(db, (tx) =>
+    tx.orm
       .delete(db.tables.userSession)
       .where(or(lte(db.tables.userSession.expiresAt, now), lte(db.tables.userSession.lastSeenAt, idleBefore)))
       .returning({ id: db.tables.userSession.id }),
@@ -81,9 +81,9 @@ export async function markSessionChecked(
   at: Date,
   isAdmin: boolean,
 ): Promise<void> {
-  await queuedWrite(db, () => {
+  await queuedWrite(db, (tx) => {
     const { userSession } = db.tables;
-    return db.orm
+    return tx.orm
       .update(userSession)
       .set({ isAdmin, checkedAt: at, lastSeenAt: at })
       .where(eq(userSession.id, id));
@@ -92,9 +92,9 @@ export async function markSessionChecked(
 
 /** Makes the next request of each of the user's sessions re-read the account (a grant changed). */
 export async function expireSessionChecks(db: Database, userUuid: string): Promise<void> {
-  await queuedWrite(db, () => {
+  await queuedWrite(db, (tx) => {
     const { userSession } = db.tables;
-    return db.orm
+    return tx.orm
       .update(userSession)
       .set({ checkedAt: new Date(0) })
       .where(eq(userSession.userUuid, userUuid));

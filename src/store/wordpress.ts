@@ -13,7 +13,7 @@ import type { Database } from "#db";
 import { DummyHash } from "../auth/dummy-hash";
 import { passwordStampOf } from "../auth/password-stamp";
 import { hashPassword } from "../auth/passwords";
-import { withTransaction } from "../db/transaction";
+import { queuedWrite, withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
 import type { NewCustomer, StoreDirectory, StoreUser } from "./directory";
@@ -598,7 +598,7 @@ export class WordPressStore implements StoreDirectory {
     if (rows.length === 1 && rows[0]?.uuid === uuid && rows[0].storeUserId === storeUserId) return;
     const link = { uuid, storeUserId, createdAt: this.clock.now() };
     if (rows.length === 0) {
-      await this.db.orm.insert(storeUserLink).values(link).onConflictDoNothing();
+      await queuedWrite(this.db, (tx) => tx.orm.insert(storeUserLink).values(link).onConflictDoNothing());
       return;
     }
     // A stale row (the uuid meta was edited or the user re-created in the shop): the shop wins.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import packageJson from "../../package.json" with { type: "json" };
+import { queuedWrite } from "../../src/db/transaction";
 import { toAppError } from "../../src/http/error-handler";
 import { DOCUMENT_HEADERS, SECURITY_HEADERS } from "../../src/http/request-frame";
 import { createLogger } from "../../src/lib/logger";
@@ -220,15 +221,18 @@ describe("HTTP core", () => {
   test("database constraint errors map to CONFLICT and VALIDATION_FAILED", async () => {
     const { db } = t.deps;
     const now = new Date();
-    const insertOrphanVersion = db.orm
-      .insert(db.tables.bookVersion)
-      .values({ bookId: 999_999, versionCode: 1, versionName: "1", createdAt: now, updatedAt: now });
-    const foreignKey = await Promise.resolve(insertOrphanVersion).catch((e: unknown) => e);
-    expect(toAppError(foreignKey)?.code).toBe("VALIDATION_FAILED");
-    await db.orm.insert(db.tables.blob).values({ sha256: "a".repeat(64), size: 1, createdAt: now });
-    const unique = await Promise.resolve(
-      db.orm.insert(db.tables.blob).values({ sha256: "a".repeat(64), size: 1, createdAt: now }),
+    const foreignKey = await queuedWrite(db, (tx) =>
+      tx.orm
+        .insert(db.tables.bookVersion)
+        .values({ bookId: 999_999, versionCode: 1, versionName: "1", createdAt: now, updatedAt: now }),
     ).catch((e: unknown) => e);
+    expect(toAppError(foreignKey)?.code).toBe("VALIDATION_FAILED");
+    const insertBlob = () =>
+      queuedWrite(db, (tx) =>
+        tx.orm.insert(db.tables.blob).values({ sha256: "a".repeat(64), size: 1, createdAt: now }),
+      );
+    await insertBlob();
+    const unique = await insertBlob().catch((e: unknown) => e);
     expect(toAppError(unique)?.code).toBe("CONFLICT");
   });
 });

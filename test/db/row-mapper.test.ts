@@ -4,6 +4,7 @@
 // and without a match.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import { withTransaction } from "../../src/db/transaction";
 import * as activations from "../../src/repositories/activations";
 import { insertAdminGrant } from "../../src/repositories/admin-grants";
 import * as books from "../../src/repositories/books";
@@ -23,50 +24,52 @@ describe(`hot statements read the rows Drizzle reads (${testDialect})`, () => {
     const { db } = database.handle;
     const { blob, book, bookVersion } = db.tables;
     const sha = (c: string) => c.repeat(64);
-    // Over 2^32 bytes: a size Postgres keeps as bigint.
-    await db.orm.insert(blob).values([
-      { sha256: sha("a"), size: 5_000_000_000, createdAt: t0 },
-      { sha256: sha("b"), size: 1234, createdAt: t0 },
-    ]);
-    const [covered] = await db.orm
-      .insert(book)
-      .values({
-        title: "Covered",
-        author: "A. Author",
-        isbn: "9780306406157",
-        description: "Has every field",
-        language: "de",
-        coverSha256: sha("b"),
-        coverSize: 1234,
-        coverWidth: 600,
-        coverHeight: 800,
-        coverUpdatedAt: at(1),
-        createdAt: t0,
-        updatedAt: at(2),
-      })
-      .returning();
-    const [bare] = await db.orm
-      .insert(book)
-      .values({ title: "Bare", createdAt: at(3), updatedAt: at(3) })
-      .returning();
-    ids.covered = covered!.id;
-    ids.bare = bare!.id;
-    // The covered book has an archived version (its newest) and a newer one without an archive.
-    await db.orm.insert(bookVersion).values([
-      {
-        bookId: ids.covered,
-        versionCode: 3,
-        versionName: "3.0",
-        releaseNotes: "Notes",
-        archiveSha256: sha("a"),
-        archiveSize: 5_000_000_000,
-        archiveFilename: "covered-3.zip",
-        archiveUploadedAt: at(4),
-        createdAt: at(4),
-        updatedAt: at(5),
-      },
-      { bookId: ids.covered, versionCode: 4, versionName: "4.0", createdAt: at(6), updatedAt: at(6) },
-    ]);
+    await withTransaction(db, async (tx) => {
+      // Over 2^32 bytes: a size Postgres keeps as bigint.
+      await tx.orm.insert(blob).values([
+        { sha256: sha("a"), size: 5_000_000_000, createdAt: t0 },
+        { sha256: sha("b"), size: 1234, createdAt: t0 },
+      ]);
+      const [covered] = await tx.orm
+        .insert(book)
+        .values({
+          title: "Covered",
+          author: "A. Author",
+          isbn: "9780306406157",
+          description: "Has every field",
+          language: "de",
+          coverSha256: sha("b"),
+          coverSize: 1234,
+          coverWidth: 600,
+          coverHeight: 800,
+          coverUpdatedAt: at(1),
+          createdAt: t0,
+          updatedAt: at(2),
+        })
+        .returning();
+      const [bare] = await tx.orm
+        .insert(book)
+        .values({ title: "Bare", createdAt: at(3), updatedAt: at(3) })
+        .returning();
+      ids.covered = covered!.id;
+      ids.bare = bare!.id;
+      // The covered book has an archived version (its newest) and a newer one without an archive.
+      await tx.orm.insert(bookVersion).values([
+        {
+          bookId: ids.covered,
+          versionCode: 3,
+          versionName: "3.0",
+          releaseNotes: "Notes",
+          archiveSha256: sha("a"),
+          archiveSize: 5_000_000_000,
+          archiveFilename: "covered-3.zip",
+          archiveUploadedAt: at(4),
+          createdAt: at(4),
+          updatedAt: at(5),
+        },
+        { bookId: ids.covered, versionCode: 4, versionName: "4.0", createdAt: at(6), updatedAt: at(6) },
+      ]);
+    });
     const [code] = await qrCodes.insertQrCodes(
       db,
       [

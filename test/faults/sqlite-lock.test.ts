@@ -136,4 +136,26 @@ describe("SQLite locked by another process", () => {
     expect(ms).toBeGreaterThanOrEqual(400);
     expect(((await (await readBook()).json()) as { title: string }).title).toBe("Changed once the lock went");
   }, 30_000);
+
+  test("POST /activation waits out a 300 ms lock like every other write and answers 201", async () => {
+    const me = await fetch(`${server.url}/authentication/me`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const { uuid } = (await me.json()) as { uuid: string };
+    const holder = await holdExclusiveLock(join(dataDir, "bookdist.sqlite"));
+    // The insert once went through a prepared statement outside the write door and met the lock
+    // after the short busy timeout: 503 at once.
+    const created = timed(() =>
+      fetch(`${server.url}/activation`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ bookId, userUuid: uuid }),
+      }),
+    );
+    await Bun.sleep(300);
+    holder.stdin.end();
+    await holder.exited;
+    const { response } = await created;
+    expect(response.status).toBe(201);
+  }, 30_000);
 });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { type DatabaseHandle, openDatabase } from "../../src/db/client";
+import type { Logger } from "../../src/lib/logger";
 
 export interface TestDatabase {
   url: string;
@@ -16,13 +17,15 @@ export interface TestDatabase {
 export const testDialect: "sqlite" | "postgres" = process.env.TEST_DATABASE_URL ? "postgres" : "sqlite";
 
 export async function createTestDatabase(
-  options: { onQuery?: (query: string) => void } = {},
+  options: { onQuery?: (query: string) => void; logger?: Logger } = {},
 ): Promise<TestDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
     const dir = mkdtempSync(join(tmpdir(), "bookdist-db-"));
     const url = `sqlite:${join(dir, "test.sqlite")}`;
-    const handle = await openDatabase(url, { migrate: true, ...options });
+    // Test mode for the write door (db/transaction.ts): a transaction that outlives its
+    // event-loop turn fails, so the test that drives such a code path finds it.
+    const handle = await openDatabase(url, { migrate: true, strictTurns: true, ...options });
     return {
       url,
       handle,

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
+import { queuedWrite } from "../../src/db/transaction";
 import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import type { Clock } from "../../src/lib/clock";
 import { insertBook } from "../../src/repositories/books";
@@ -45,7 +46,9 @@ async function uploadCover(blobs: BlobStore, text: string) {
 async function unusedBlob(blobs: BlobStore, text: string): Promise<string> {
   const { sha256, size } = await storeBlob(blobs, text);
   const { blob } = database.handle.db.tables;
-  await database.handle.db.orm.insert(blob).values({ sha256, size, createdAt: new Date() });
+  await queuedWrite(database.handle.db, (tx) =>
+    tx.orm.insert(blob).values({ sha256, size, createdAt: new Date() }),
+  );
   return sha256;
 }
 
@@ -95,7 +98,7 @@ describe("blob cleanup", () => {
     await blobs.init();
     const sha256 = await unusedBlob(blobs, text);
     // An unused blob's file has no row once the run claimed it; here the row is gone already.
-    await db.orm.delete(db.tables.blob).where(eq(db.tables.blob.sha256, sha256));
+    await queuedWrite(db, (tx) => tx.orm.delete(db.tables.blob).where(eq(db.tables.blob.sha256, sha256)));
 
     await cleanupBlobs({ db, blobs, clock: later });
     expect(upload).toBeDefined();

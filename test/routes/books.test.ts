@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { queuedWrite } from "../../src/db/transaction";
 import { Book, BookList, BookResource } from "../../src/routes/books/books.schemas";
 import { normalizeIsbn } from "../../src/services/isbn";
 import { bodyAs, expectProblem } from "../helpers/responses";
@@ -121,9 +122,11 @@ describe("books", () => {
     const held = await create({ title: "Held" });
     const { db } = t.deps;
     const now = t.clock.now();
-    await db.orm
-      .insert(db.tables.activation)
-      .values({ bookId: held.id, userUuid: reader.uuid, createdAt: now, updatedAt: now });
+    await queuedWrite(db, (tx) =>
+      tx.orm
+        .insert(db.tables.activation)
+        .values({ bookId: held.id, userUuid: reader.uuid, createdAt: now, updatedAt: now }),
+    );
     const refused = await t.call("DELETE", `/book/${held.id}`, { token: admin.token });
     await expectProblem(refused, 409, "CONFLICT");
     expect((await t.call("GET", `/book/${held.id}`, { token: admin.token })).status).toBe(200);

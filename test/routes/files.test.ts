@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import QRCode from "qrcode";
+import { queuedWrite } from "../../src/db/transaction";
 import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import { ActiveApks, Apk, ApkList } from "../../src/routes/apks/apks.schemas";
 import { BookVersion, BookVersionList } from "../../src/routes/book-versions/book-versions.schemas";
@@ -242,9 +243,11 @@ describe("book versions and archives", () => {
 
     const { db } = t.deps;
     const now = t.clock.now();
-    await db.orm
-      .insert(db.tables.activation)
-      .values({ bookId, userUuid: reader.uuid, createdAt: now, updatedAt: now });
+    await queuedWrite(db, (tx) =>
+      tx.orm
+        .insert(db.tables.activation)
+        .values({ bookId, userUuid: reader.uuid, createdAt: now, updatedAt: now }),
+    );
     const allowed = await t.call("GET", `/bookversion/${version!.id}/download`, { token: reader.token });
     expect(allowed.status).toBe(200);
     expect(allowed.headers.get("content-type")).toBe("application/zip");

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type SQL, sql } from "drizzle-orm";
 import QRCode from "qrcode";
 import { z } from "zod";
+import { queuedWrite } from "../../src/db/transaction";
 import { Activation } from "../../src/routes/activations/activations.schemas";
 import { Book } from "../../src/routes/books/books.schemas";
 import { QrCodeBatchList } from "../../src/routes/qr-code-batches/qr-code-batches.schemas";
@@ -205,25 +206,28 @@ describe("activation QR codes", () => {
   test("batch: all or nothing — a failure in a later chunk leaves no code behind", async () => {
     const { db } = t.deps;
     // Raw DDL: the SQLite builder runs it with run(), the Postgres one with execute().
-    const ddl = db.orm as unknown as { run(query: SQL): unknown; execute(query: SQL): Promise<unknown> };
+    type Ddl = { run(query: SQL): unknown; execute(query: SQL): Promise<unknown> };
+    const ddlOf = (tx: typeof db) => tx.orm as unknown as Ddl;
     const book = await bodyAs(
       await t.call("POST", "/book", { token: admin.token, json: { title: "Half" } }),
       Book,
     );
     // A trigger that refuses the 700th code of this book: the first chunk of 500 has been inserted by then.
     if (testDialect === "sqlite") {
-      ddl.run(
-        sql.raw(`CREATE TRIGGER refuse_700 BEFORE INSERT ON activation_qr_code
+      await queuedWrite(db, async (tx) =>
+        ddlOf(tx).run(
+          sql.raw(`CREATE TRIGGER refuse_700 BEFORE INSERT ON activation_qr_code
           WHEN NEW.book_id = ${book.id} AND (SELECT count(*) FROM activation_qr_code WHERE book_id = ${book.id}) >= 699
           BEGIN SELECT RAISE(ABORT, 'refused by test'); END`),
+        ),
       );
     } else {
-      await ddl.execute(
+      await ddlOf(db).execute(
         sql.raw(`CREATE FUNCTION refuse_700() RETURNS trigger AS $$ BEGIN
           IF NEW.book_id = ${book.id} AND (SELECT count(*) FROM activation_qr_code WHERE book_id = ${book.id}) >= 699
           THEN RAISE EXCEPTION 'refused by test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`),
       );
-      await ddl.execute(
+      await ddlOf(db).execute(
         sql.raw(
           "CREATE TRIGGER refuse_700 BEFORE INSERT ON activation_qr_code FOR EACH ROW EXECUTE FUNCTION refuse_700()",
         ),

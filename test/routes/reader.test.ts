@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
+import { withTransaction } from "../../src/db/transaction";
 import { Activation, ActivationList } from "../../src/routes/activations/activations.schemas";
 import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
 import { Book } from "../../src/routes/books/books.schemas";
@@ -37,11 +38,18 @@ function fixtures(t: TestApp, admin: Caller) {
         const { db } = t.deps;
         const sha256 = createHash("sha256").update(`${bookId}/${versionCode}`).digest("hex");
         const now = t.clock.now();
-        await db.orm.insert(db.tables.blob).values({ sha256, size: 100, createdAt: now });
-        await db.orm
-          .update(db.tables.bookVersion)
-          .set({ archiveSha256: sha256, archiveSize: 100, archiveFilename: "a.zip", archiveUploadedAt: now })
-          .where(eq(db.tables.bookVersion.id, id));
+        await withTransaction(db, async (tx) => {
+          await tx.orm.insert(db.tables.blob).values({ sha256, size: 100, createdAt: now });
+          await tx.orm
+            .update(db.tables.bookVersion)
+            .set({
+              archiveSha256: sha256,
+              archiveSize: 100,
+              archiveFilename: "a.zip",
+              archiveUploadedAt: now,
+            })
+            .where(eq(db.tables.bookVersion.id, id));
+        });
       }
       return id;
     },

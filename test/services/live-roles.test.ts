@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { type App, createApp } from "../../src/app";
 import { hashPassword } from "../../src/auth/passwords";
+import { queuedWrite, withTransaction } from "../../src/db/transaction";
 import { AppError } from "../../src/lib/problems";
 import { Session } from "../../src/routes/authentication/authentication.schemas";
 import { grantAdmin, revokeAdmin } from "../../src/services/admin-grants";
@@ -69,12 +70,13 @@ describe("live roles and account state, two instances on one database", () => {
 
   async function setCapabilities(email: string, serialized: string): Promise<void> {
     const { storeUsermeta } = t.deps.db.tables;
-    await t.deps.db.orm
-      .update(storeUsermeta)
-      .set({ metaValue: serialized })
-      .where(
-        and(eq(storeUsermeta.userId, await storeUserIdOf(email)), eq(storeUsermeta.metaKey, CAPABILITIES)),
-      );
+    const userId = await storeUserIdOf(email);
+    await queuedWrite(t.deps.db, (tx) =>
+      tx.orm
+        .update(storeUsermeta)
+        .set({ metaValue: serialized })
+        .where(and(eq(storeUsermeta.userId, userId), eq(storeUsermeta.metaKey, CAPABILITIES))),
+    );
   }
 
   test("a revoked grant: 403 on the other instance at its next request", async () => {
@@ -114,8 +116,10 @@ describe("live roles and account state, two instances on one database", () => {
 
     const { storeUser, storeUsermeta } = t.deps.db.tables;
     const id = await storeUserIdOf(user.email);
-    await t.deps.db.orm.delete(storeUsermeta).where(eq(storeUsermeta.userId, id));
-    await t.deps.db.orm.delete(storeUser).where(eq(storeUser.id, id));
+    await withTransaction(t.deps.db, async (tx) => {
+      await tx.orm.delete(storeUsermeta).where(eq(storeUsermeta.userId, id));
+      await tx.orm.delete(storeUser).where(eq(storeUser.id, id));
+    });
     t.clock.advance(MINUTE);
     const response = await onOther("/book", bearer(token));
     await expectProblem(response, 401, "AUTHENTICATION_FAILED");
@@ -127,10 +131,10 @@ describe("live roles and account state, two instances on one database", () => {
     const user = await t.user();
     const token = await login(user.email);
     const { storeUser } = t.deps.db.tables;
-    await t.deps.db.orm
-      .update(storeUser)
-      .set({ userPass: await hashPassword("a brand new password", t.config.passwordHashCost) })
-      .where(eq(storeUser.userEmail, user.email));
+    const userPass = await hashPassword("a brand new password", t.config.passwordHashCost);
+    await queuedWrite(t.deps.db, (tx) =>
+      tx.orm.update(storeUser).set({ userPass }).where(eq(storeUser.userEmail, user.email)),
+    );
     t.clock.advance(MINUTE);
     const response = await onOther("/book", bearer(token));
     await expectProblem(response, 401, "AUTHENTICATION_FAILED");

@@ -1,5 +1,7 @@
 // Upgrading a database made before activation_qr_code.first_redeemed_at existed: codes redeemed
 // back then must not turn up among a book's never-redeemed codes (null-activations).
+
+import { Database as SqliteConnection } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,6 +9,7 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { asc, sql } from "drizzle-orm";
 import { migrate as migratePostgres } from "drizzle-orm/bun-sql/migrator";
+import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import { migrate as migrateSqlite } from "drizzle-orm/bun-sqlite/migrator";
 import { type DatabaseHandle, openDatabase } from "../../src/db/client";
 import { listQrCodes } from "../../src/repositories/qr-codes";
@@ -30,12 +33,18 @@ function initOnlyMigrations(dir: string): string {
 describe(`migration to first_redeemed_at (${testDialect})`, () => {
   let dir: string;
   let handle: DatabaseHandle;
+  /**
+   * What migrates and writes the old rows: the handle's own builder on Postgres; on SQLite, whose
+   * handle writes only through its door (db/transaction.ts), a connection of its own to the file.
+   */
+  let writer: unknown;
   let dropDatabase = async () => {};
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "bookdist-migration-"));
     const serverUrl = process.env.TEST_DATABASE_URL;
     if (!serverUrl) {
       handle = await openDatabase(`sqlite:${join(dir, "old.sqlite")}`);
+      writer = drizzleSqlite({ client: new SqliteConnection(join(dir, "old.sqlite")) });
       return;
     }
     const name = `bookdist_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
@@ -44,6 +53,7 @@ describe(`migration to first_redeemed_at (${testDialect})`, () => {
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     handle = await openDatabase(url.toString());
+    writer = handle.db.orm;
     dropDatabase = async () => {
       await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.close();
@@ -57,7 +67,7 @@ describe(`migration to first_redeemed_at (${testDialect})`, () => {
 
   /** Raw statements: the rows are written in the old schema, which the query builder no longer knows. */
   const run = async (statement: string) => {
-    const orm = handle.db.orm as unknown as {
+    const orm = writer as {
       run(q: unknown): unknown;
       execute(q: unknown): Promise<unknown>;
     };
@@ -70,8 +80,8 @@ describe(`migration to first_redeemed_at (${testDialect})`, () => {
   test("codes redeemed before the upgrade keep out of null-activations; never-redeemed ones stay in", async () => {
     const migrate = (migrationsFolder: string) =>
       testDialect === "sqlite"
-        ? migrateSqlite(handle.db.orm as never, { migrationsFolder })
-        : migratePostgres(handle.db.orm as never, { migrationsFolder });
+        ? migrateSqlite(writer as never, { migrationsFolder })
+        : migratePostgres(writer as never, { migrationsFolder });
     await migrate(initOnlyMigrations(dir));
     const created = at("2026-01-01T00:00:00.000Z");
     await run(

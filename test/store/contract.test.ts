@@ -9,6 +9,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import mysql, { type RowDataPacket } from "mysql2/promise";
 import type { Database } from "#db";
 import { PASSWORD_HASH_COST, verifyPassword } from "../../src/auth/passwords";
+import { queuedWrite } from "../../src/db/transaction";
 import { type Clock, fixedClock } from "../../src/lib/clock";
 import { AppError } from "../../src/lib/problems";
 import type { StoreDirectory, StoreUser } from "../../src/store/directory";
@@ -401,10 +402,12 @@ describeStoreContract("embedded", async (clock) => {
       return rows.map((row) => ({ id: row.umetaId, key: row.metaKey, value: row.metaValue }));
     },
     async setPasswordHash(userId, hash) {
-      await db.orm
-        .update(storeUser)
-        .set({ userPass: hash })
-        .where(eq(storeUser.id, Number(userId)));
+      await queuedWrite(db, (tx) =>
+        tx.orm
+          .update(storeUser)
+          .set({ userPass: hash })
+          .where(eq(storeUser.id, Number(userId))),
+      );
     },
     async close() {
       await database.drop();
@@ -554,7 +557,7 @@ if (storeServerUrl) {
 
     test("an existing customer gets a uuid at the first login and keeps it", async () => {
       await h.wp.admin.execute("DELETE FROM wp_usermeta WHERE meta_key = ? AND user_id = 3", [UUID_KEY]);
-      await h.database.handle.db.orm.delete(h.serviceDb.tables.storeUserLink);
+      await queuedWrite(h.database.handle.db, (tx) => tx.orm.delete(h.serviceDb.tables.storeUserLink));
       expect(await uuidRowsOf("3")).toHaveLength(0);
 
       const first = (await h.store.authenticate("jane.doe@example.com", 'it\'s "quoted"'))!;
@@ -581,14 +584,15 @@ if (storeServerUrl) {
     test("findByUuid falls back to usermeta without a link row, and repairs a stale one", async () => {
       const jane = (await h.store.authenticate("jane.doe", 'it\'s "quoted"'))!;
       const { storeUserLink } = h.serviceDb.tables;
-      await h.serviceDb.orm.delete(storeUserLink).where(eq(storeUserLink.uuid, jane.uuid));
+      await queuedWrite(h.serviceDb, (tx) =>
+        tx.orm.delete(storeUserLink).where(eq(storeUserLink.uuid, jane.uuid)),
+      );
       expect(await h.store.findByUuid(jane.uuid)).toEqual(jane);
       expect(await linksOf(h.serviceDb, jane.uuid)).toEqual([{ uuid: jane.uuid, storeUserId: "3" }]);
 
-      await h.serviceDb.orm
-        .update(storeUserLink)
-        .set({ storeUserId: "1" })
-        .where(eq(storeUserLink.uuid, jane.uuid));
+      await queuedWrite(h.serviceDb, (tx) =>
+        tx.orm.update(storeUserLink).set({ storeUserId: "1" }).where(eq(storeUserLink.uuid, jane.uuid)),
+      );
       expect(await h.store.findByUuid(jane.uuid)).toEqual(jane);
       expect(await linksOf(h.serviceDb, jane.uuid)).toEqual([{ uuid: jane.uuid, storeUserId: "3" }]);
     });

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { PASSWORD_HASH_COST } from "../../src/auth/passwords";
+import { queuedWrite } from "../../src/db/transaction";
 import { hashSchemesOf } from "../../src/store/embedded";
 import { createTestApp, type TestApp } from "../helpers/test-app";
 
@@ -22,7 +23,9 @@ const median = (values: number[]) => {
 /** Gives the registered user `email` another stored hash, as a store migrated from a shop has. */
 async function setHash(t: TestApp, email: string, hash: string): Promise<void> {
   const { storeUser } = t.deps.db.tables;
-  await t.deps.db.orm.update(storeUser).set({ userPass: hash }).where(eq(storeUser.userEmail, email));
+  await queuedWrite(t.deps.db, (tx) =>
+    tx.orm.update(storeUser).set({ userPass: hash }).where(eq(storeUser.userEmail, email)),
+  );
 }
 
 describe("wrong logins on the embedded store", () => {

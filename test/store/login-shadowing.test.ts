@@ -3,6 +3,7 @@
 // the embedded store (SQLite/Postgres) and on the WordPress store (MariaDB), through the app.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import { queuedWrite } from "../../src/db/transaction";
 import { Session } from "../../src/routes/authentication/authentication.schemas";
 import { openStore } from "../../src/store/open-store";
 import { testDialect } from "../helpers/databases";
@@ -84,10 +85,12 @@ describe(`login shadowing, embedded store (${testDialect})`, () => {
     // Old data (or an operator's edit): the other user's login is the victim's e-mail.
     const { db } = t.deps;
     const { storeUser } = db.tables;
-    await db.orm
-      .update(storeUser)
-      .set({ userLogin: victim.email })
-      .where(eq(storeUser.userLogin, other.user.login));
+    await queuedWrite(db, (tx) =>
+      tx.orm
+        .update(storeUser)
+        .set({ userLogin: victim.email })
+        .where(eq(storeUser.userLogin, other.user.login)),
+    );
     const asVictim = await t.call("POST", "/authentication/login", {
       json: { email: victim.email.toUpperCase(), password: "correct horse battery staple" },
     });
