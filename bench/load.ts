@@ -15,7 +15,7 @@ import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SQL, type Subprocess } from "bun";
+import type { Subprocess } from "bun";
 import { passwordStampOf, sessionStampOf } from "../src/auth/password-stamp";
 import { TokenSigner } from "../src/auth/tokens";
 import { openDatabase } from "../src/db/client";
@@ -23,6 +23,7 @@ import { withTransaction } from "../src/db/transaction";
 import { insertQrCodes } from "../src/repositories/qr-codes";
 import { generateActivationCode } from "../src/services/activation-code";
 import { FLOOR_SQL } from "./floor-sql";
+import { createPostgresDatabase } from "./lib";
 
 const BOOKS = 1_000;
 const QR_CODES = 100_000;
@@ -366,22 +367,6 @@ function cpuTicksOf(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
   return Number(fields[11]) + Number(fields[12]);
-}
-
-/** A fresh database on the server BENCH_DATABASE_URL names, dropped afterwards. */
-async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bookdist_bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-  const admin = new SQL(serverUrl);
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.close();
-    },
-  };
 }
 
 async function waitFor(url: string): Promise<void> {

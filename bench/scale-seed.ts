@@ -235,7 +235,8 @@ function postgresDialect(url: string) {
     time: (ms) => `to_timestamp((${ms})::double precision / 1000)`,
     bool: (value) => (value ? "true" : "false"),
     uuid: (expr) => `(lpad(to_hex(${expr}), 8, '0') || '-0000-4000-8000-' || lpad(to_hex(${expr}), 12, '0'))`,
-    codes: "(SELECT code, n - 1 AS n FROM unnest(string_to_array($1::text, ',')) WITH ORDINALITY AS u(code, n)) AS c",
+    codes:
+      "(SELECT code, n - 1 AS n FROM unnest(string_to_array($1::text, ',')) WITH ORDINALITY AS u(code, n)) AS c",
     // Codes are Crockford base32 and dashes: no comma in them.
     codesParam: (codes) => codes.join(","),
     async exec(text, params = []) {
