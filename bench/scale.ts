@@ -11,6 +11,8 @@
 //      bun bench/scale.ts --s1     S1, a quick look
 //      BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/scale.ts
 //                                  also on a fresh database of that server, dropped afterwards
+//                                  (named BENCH_DATABASE_PREFIX, default bookdist_scale, and a
+//                                  random suffix)
 //      BENCH_ONLY=count,page0      only the rows whose group is named (startup, key, count, page0,
 //                                  lastpage, whole, admin)
 import { readFileSync, rmSync } from "node:fs";
@@ -99,7 +101,10 @@ async function main(): Promise<void> {
     rmSync(sqlitePath, { force: true });
     const postgresUrl = process.env.BENCH_DATABASE_URL;
     if (postgresUrl) {
-      const database = await createPostgresDatabase(postgresUrl, "bookdist_scale");
+      const database = await createPostgresDatabase(
+        postgresUrl,
+        process.env.BENCH_DATABASE_PREFIX ?? "bookdist_scale",
+      );
       try {
         tables.push(await onDatabase("Postgres", database.url, work, "data-pg"));
       } finally {
