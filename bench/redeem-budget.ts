@@ -23,6 +23,8 @@ import { jsonBody } from "../src/http/openapi";
 import { OperationNames } from "../src/http/operation-names";
 import { requestFrame } from "../src/http/request-frame";
 import type { AppBindings } from "../src/http/types";
+import * as handlers from "../src/routes/activations/activations.handlers";
+import * as routes from "../src/routes/activations/activations.routes";
 import { Activation, RedeemInput, toActivation } from "../src/routes/activations/activations.schemas";
 import { createServices } from "../src/services/container";
 import { redeem } from "../src/services/redemption";
@@ -195,8 +197,19 @@ function steps(): Step[] {
       label: "(+ throttle on: not in the load bench, which runs THROTTLE=off)",
       app: layered({ frame: true, allow: true, service: true, access: true, body: true, throttle: true }),
     },
-    { label: "= the real app (all routes, handler shapes, THROTTLE=off)", app: t.app },
+    { label: "+ bookdist's route (defineRoute) and handler, on their own", app: ownRoute() },
+    { label: "= the real app (all routes, THROTTLE=off)", app: t.app },
   ];
+}
+
+/** The real route definition and handler, in an app of their own with the frame and the 405 check. */
+function ownRoute() {
+  const app = new OpenAPIHono<AppBindings>(noHook);
+  app.use(requestFrame(t.deps, services, new OperationNames(app.openAPIRegistry)));
+  app.use(methodNotAllowed(app));
+  app.openapi(routes.redeemActivationQrCode, handlers.redeemActivationQrCode);
+  app.onError(handleError);
+  return app;
 }
 
 /** Each request in an event-loop turn of its own, as request-budget.ts does. */
