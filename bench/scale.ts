@@ -78,6 +78,8 @@ interface Measured {
   rssMiB: number;
   probeP99Ms: number;
   probeMaxMs: number;
+  /** Why the row has no figure: an unexpected status, curl's exit, or the server's end. */
+  failure?: string;
 }
 
 interface Session {
@@ -161,6 +163,19 @@ async function onDatabase(label: string, databaseUrl: string, work: string, data
     for (const row of await rowsOf(session, seeded)) {
       if (GROUPS && !GROUPS.includes(row.group)) continue;
       const measured = await measureRow(session, row);
+      // A whole list can take the server down (out of memory, a string too long): say so, and
+      // start it again for the rows after; its sessions are in the database and still valid.
+      if (server!.exitCode !== null || server!.signalCode !== null) {
+        measured.failure = `${measured.failure ?? "answered"}; the server ended (${server!.signalCode ?? `exit ${server!.exitCode}`})`;
+        server = Bun.spawn(["bun", "src/index.ts"], {
+          cwd: projectRoot,
+          env,
+          stdout: "inherit",
+          stderr: "inherit",
+        });
+        await waitForHttp(`http://127.0.0.1:${PORT}/health`, 600_000, 10);
+        session.pid = server.pid;
+      }
       rows.push(measured);
       console.log(`${label}  ${line(measured)}`);
     }
@@ -388,11 +403,13 @@ async function measureRow(session: Session, row: Row): Promise<Measured> {
   const probe = startProbe(session);
   const times: number[] = [];
   let bytes = 0;
+  let failure: string | undefined;
   try {
-    for (let run = 0; run < row.repeats; run++) {
+    for (let run = 0; run < row.repeats && failure === undefined; run++) {
       const result = await curl(session, row, path, run);
       times.push(result.ms);
       bytes = result.bytes;
+      failure = result.failure;
     }
   } finally {
     clearInterval(sampler);
@@ -407,6 +424,7 @@ async function measureRow(session: Session, row: Row): Promise<Measured> {
     rssMiB: peak - idle,
     probeP99Ms: probed.p99,
     probeMaxMs: probed.max,
+    ...(failure === undefined ? {} : { failure }),
   };
 }
 
@@ -415,7 +433,7 @@ async function curl(
   row: Row,
   path: string,
   run: number,
-): Promise<{ ms: number; bytes: number }> {
+): Promise<{ ms: number; bytes: number; failure?: string }> {
   const token = row.caller === "admin" ? session.admin : session.reader;
   const args = [
     "curl",
@@ -436,10 +454,11 @@ async function curl(
   const child = Bun.spawn(args, { stdout: "pipe", stderr: "pipe" });
   const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
   const [status, size, seconds] = out.trim().split(" ");
-  if (code !== 0 || Number(status) !== row.status) {
-    throw new Error(`${row.name}: curl exit ${code}, status ${status} (expected ${row.status}) for ${path}`);
-  }
-  return { ms: Number(seconds) * 1000, bytes: Number(size) };
+  const ms = Number(seconds) * 1000;
+  const bytes = Number(size);
+  if (code !== 0) return { ms, bytes, failure: `curl exit ${code} after ${bytes} bytes` };
+  if (Number(status) !== row.status) return { ms, bytes, failure: `status ${status}, not ${row.status}` };
+  return { ms, bytes };
 }
 
 /** Another client: GET /book/1 as a reader every 50 ms, each answer's latency kept. */
@@ -453,6 +472,8 @@ function startProbe(session: Session): { stop(): Promise<{ p99: number; max: num
         await response.arrayBuffer();
         latencies.push(performance.now() - started);
       })
+      // The server ended under the row: the row says so (measureRow), the probe just stops.
+      .catch(() => {})
       .finally(() => inFlight.delete(request));
     inFlight.add(request);
   };
@@ -481,6 +502,7 @@ function rssMiB(pid: number): number {
 
 /** Each target of a row with its figure: met, missed, or "" when the row has none. */
 function verdictOf(m: Measured): string {
+  if (m.failure !== undefined) return `FAILED: ${m.failure}`;
   const checks: string[] = [];
   const check = (label: string, figure: number, target: number | undefined) => {
     if (target === undefined) return;
@@ -522,7 +544,7 @@ function report(label: string, seedSeconds: number, rows: Measured[]): void {
     cells
       .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
       .join("  ");
-  const missed = rows.filter((m) => verdictOf(m).includes("MISSED")).length;
+  const missed = rows.filter((m) => /MISSED|FAILED/.test(verdictOf(m))).length;
   const judged = rows.filter((m) => Object.keys(m.row.targets).length).length;
   console.log(
     `\n${label}, ${SIZE.name} (seeded in ${fmt(seedSeconds)} s): ${judged - missed} of ${judged} rows meet their targets`,
