@@ -2,7 +2,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
+import { SQL, type Subprocess } from "bun";
 
 export const projectRoot = join(import.meta.dir, "..");
 
@@ -10,7 +10,7 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+export async function waitForHttp(url: string, timeoutMs = 30_000, pollMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
@@ -19,7 +19,7 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
     } catch {
       // not up yet
     }
-    await Bun.sleep(100);
+    await Bun.sleep(pollMs);
   }
   throw new Error(`${url} did not come up`);
 }
@@ -115,4 +115,23 @@ export function freePort(): number {
   const port = probe.port!;
   probe.stop(true);
   return port;
+}
+
+/** A fresh database on the Postgres server `serverUrl` names (BENCH_DATABASE_URL), dropped by `drop`. */
+export async function createPostgresDatabase(
+  serverUrl: string,
+  prefix = "bookdist_bench",
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const admin = new SQL(serverUrl);
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.close();
+    },
+  };
 }

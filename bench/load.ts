@@ -12,10 +12,10 @@
 // Internal: bun bench/load.ts floor DB_PATH PORT SECRET   (the floor server, started by the above)
 import { Database as Sqlite } from "bun:sqlite";
 import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SQL, type Subprocess } from "bun";
+import type { Subprocess } from "bun";
 import { passwordStampOf, sessionStampOf } from "../src/auth/password-stamp";
 import { TokenSigner } from "../src/auth/tokens";
 import { openDatabase } from "../src/db/client";
@@ -23,6 +23,7 @@ import { withTransaction } from "../src/db/transaction";
 import { insertQrCodes } from "../src/repositories/qr-codes";
 import { generateActivationCode } from "../src/services/activation-code";
 import { FLOOR_SQL } from "./floor-sql";
+import { createPostgresDatabase } from "./lib";
 
 const BOOKS = 1_000;
 const QR_CODES = 100_000;
@@ -39,8 +40,9 @@ const PORTS = { app: 18281, floor: 18282 };
  * it, in the same spell — and the median of those ratios is the run's ratio.
  */
 const TURNS = 5;
-// wrk takes whole seconds. Redemptions are short: warm-up and turns together stay within each
-// server's 50,000 fresh codes.
+// wrk takes whole seconds. Each redemption needs a fresh code; a server that redeems more than the
+// seeded ones would run dry (a fast machine's floor redeems over 50,000 in its turns), so before
+// every redemption run its codes are topped up for twice the rate of its last run (codeTopUp).
 const TURN_S = { read: 2, redeem: 1 };
 const WARMUP_S = { read: 2, redeem: 1 };
 const CONNECTIONS = 32;
@@ -64,9 +66,23 @@ interface Target {
   label: string;
   origin: string;
   pid: number;
+  /** One code a line; wrk reads it afresh each run, so codes appended between runs count. */
   codesFile: string;
+  /** How many codes the file holds, and how many of them runs have used (or may have). */
+  codeCount: number;
   codeOffset: number;
+  /** Redemptions per second of its last run; null before the first. */
+  lastRate: number | null;
 }
+
+/**
+ * Before a redemption run, a target must hold fresh codes for twice the rate of its last run
+ * (or FIRST_RATE_GUESS before its first), so wrk never runs out. Above the fastest floor measured
+ * so far (~18,000/s: 55.5 µs of CPU per request), so a first run does not run dry either.
+ */
+const FIRST_RATE_GUESS = 25_000;
+/** Inserts `count` fresh codes into the servers' database and returns them. */
+type CodeTopUp = (count: number) => Promise<string[]>;
 
 async function main(): Promise<void> {
   if (Bun.which("wrk") === null) throw new Error("wrk is missing: apt-get install -y wrk");
@@ -97,17 +113,31 @@ async function main(): Promise<void> {
     await sanityCheck(base, seeded.tokens[0]!);
 
     const targets: Target[] = [
-      { label: "app", origin: base.app, pid: app.pid, codesFile: join(work, "codes-app.txt"), codeOffset: 0 },
+      {
+        label: "app",
+        origin: base.app,
+        pid: app.pid,
+        codesFile: join(work, "codes-app.txt"),
+        codeCount: half,
+        codeOffset: 0,
+        lastRate: null,
+      },
       {
         label: "floor",
         origin: base.floor,
         pid: floor.pid,
         codesFile: join(work, "codes-floor.txt"),
+        codeCount: half,
         codeOffset: 0,
+        lastRate: null,
       },
     ];
     const sqlite = new Map<Scenario["name"], Record<string, WrkResult>>();
-    for (const scenario of SCENARIOS) sqlite.set(scenario.name, measure(work, scenario, targets, half));
+    const sqliteTopUp = await openCodeTopUp(`sqlite:${dbPath}`);
+    cleanups.push(sqliteTopUp.close);
+    for (const scenario of SCENARIOS) {
+      sqlite.set(scenario.name, await measure(work, scenario, targets, sqliteTopUp.topUp));
+    }
     // The SQLite servers are done: a Postgres run must not share the two cores with them.
     for (const child of children.splice(0)) {
       child.kill("SIGTERM");
@@ -132,11 +162,15 @@ async function main(): Promise<void> {
         origin: base.app,
         pid: pgApp.pid,
         codesFile: join(work, "codes-pg.txt"),
+        codeCount: pgSeeded.codes.length,
         codeOffset: 0,
+        lastRate: null,
       };
+      const pgTopUp = await openCodeTopUp(database.url);
+      cleanups.unshift(pgTopUp.close);
       postgres = new Map();
       for (const scenario of SCENARIOS) {
-        const result = measure(work, scenario, [pgTarget], pgSeeded.codes.length, "tokens-pg.txt");
+        const result = await measure(work, scenario, [pgTarget], pgTopUp.topUp, "tokens-pg.txt");
         postgres.set(scenario.name, result.app!);
       }
     }
@@ -177,16 +211,17 @@ function spawnApp(port: number, env: Record<string, string>): Subprocess {
 }
 
 /** Warm-up, then TURNS turns per target in alternation; the median turn of each target. */
-function measure(
+async function measure(
   work: string,
   scenario: Scenario,
   targets: Target[],
-  codesPerTarget: number,
+  topUp: CodeTopUp,
   tokensFile = "tokens.txt",
-): Record<string, WrkResult> {
+): Promise<Record<string, WrkResult>> {
   const kind = scenario.mode === "redeem" ? "redeem" : "read";
   const turns = new Map<string, WrkResult[]>(targets.map((t) => [t.label, []]));
-  const run = (target: Target, seconds: number) => {
+  const run = async (target: Target, seconds: number) => {
+    if (scenario.mode === "redeem") await ensureFreshCodes(target, seconds, topUp);
     const cpuBefore = cpuTicksOf(target.pid);
     const result = wrk(target.origin, seconds, [
       join(work, tokensFile),
@@ -198,16 +233,56 @@ function measure(
     if (scenario.mode === "redeem") {
       // Requests still in flight when wrk stopped took codes too.
       target.codeOffset += result.requests + CONNECTIONS;
+      target.lastRate = result.rps;
       // Out of fresh codes, wrk stops early and the rate would be understated.
-      if (target.codeOffset >= codesPerTarget) throw new Error(`${target.label} ran out of fresh codes`);
+      if (target.codeOffset >= target.codeCount) throw new Error(`${target.label} ran out of fresh codes`);
     }
     return result;
   };
-  for (const target of targets) run(target, WARMUP_S[kind]);
+  for (const target of targets) await run(target, WARMUP_S[kind]);
   for (let turn = 0; turn < TURNS; turn++) {
-    for (const target of targets) turns.get(target.label)!.push(run(target, TURN_S[kind]));
+    for (const target of targets) turns.get(target.label)!.push(await run(target, TURN_S[kind]));
   }
   return Object.fromEntries([...turns].map(([label, results]) => [label, medianTurn(results)]));
+}
+
+/** Tops a target's codes up, between runs, to what a run of `seconds` at twice its last rate uses. */
+async function ensureFreshCodes(target: Target, seconds: number, topUp: CodeTopUp): Promise<void> {
+  const needed = Math.ceil(2 * (target.lastRate ?? FIRST_RATE_GUESS) * seconds) + CONNECTIONS;
+  const missing = needed - (target.codeCount - target.codeOffset);
+  if (missing <= 0) return;
+  const codes = await topUp(missing);
+  appendFileSync(target.codesFile, `${codes.join("\n")}\n`);
+  target.codeCount += codes.length;
+}
+
+/** A handle on the servers' database that adds fresh single-use codes, spread over the books. */
+async function openCodeTopUp(databaseUrl: string): Promise<{ topUp: CodeTopUp; close(): Promise<void> }> {
+  const handle = await openDatabase(databaseUrl, { migrate: false });
+  const now = new Date();
+  let next = 0;
+  return {
+    async topUp(count) {
+      const codes = Array.from({ length: count }, generateActivationCode);
+      await withTransaction(handle.db, (tx) =>
+        insertQrCodes(
+          tx,
+          codes.map((code) => ({
+            bookId: (next++ % BOOKS) + 1,
+            code,
+            enabled: true,
+            maxActivations: 1,
+            label: "load bench top-up",
+            expiresAt: null,
+            batchId: null,
+          })),
+          now,
+        ),
+      );
+      return codes;
+    },
+    close: () => handle.close(),
+  };
 }
 
 function report(
@@ -292,22 +367,6 @@ function cpuTicksOf(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
   return Number(fields[11]) + Number(fields[12]);
-}
-
-/** A fresh database on the server BENCH_DATABASE_URL names, dropped afterwards. */
-async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bookdist_bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-  const admin = new SQL(serverUrl);
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.close();
-    },
-  };
 }
 
 async function waitFor(url: string): Promise<void> {

@@ -20,20 +20,11 @@ function trustedSetOf(ranges: readonly AddressRange[]): AddressSet {
 
 /** The caller's address in canonical form; "unknown" when there is no peer (in-process requests). */
 export function clientAddressOf(c: Context<AppBindings>): string {
-  const kept = c.get("peerAddress");
-  const peer = kept !== undefined ? kept : peerAddressOf(c);
+  const peer = peerAddressOf(c);
   const ranges = c.get("deps").config.trustedProxies;
   if (peer === null) return "unknown";
   if (ranges.length === 0) return peer;
   return resolveClientAddress(peer, forwardedHops(c), trustedSetOf(ranges));
-}
-
-/**
- * Bun knows the peer of the Request it made only: call this before a middleware hands the
- * validators another Request object (connection-timeouts.ts does, with the body it read).
- */
-export function keepPeerAddress(c: Context<AppBindings>): void {
-  c.set("peerAddress", peerAddressOf(c));
 }
 
 function peerAddressOf(c: Context): string | null {

@@ -15,9 +15,7 @@
 //   `Connection: close`, so Bun hangs up instead of waiting for the rest of a body nobody reads.
 import type { Server } from "bun";
 import type { Context, MiddlewareHandler } from "hono";
-import { absoluteUrlOf } from "../lib/request-target";
 import { readBounded } from "./bounded-body";
-import { keepPeerAddress } from "./client-address";
 import { isStreamedList } from "./list-stream";
 import type { AppBindings } from "./types";
 
@@ -75,8 +73,10 @@ export function allowSlowUpload(c: Context<AppBindings>): { received(): void } {
 }
 
 /**
- * Reads a non-upload body at once, at most `maxBytes`, within the short timeout, and hands
- * the validators a request holding it (as hono/body-limit does); then the handler gets the long
+ * Reads a non-upload body at once, at most `maxBytes`, within the short timeout, and hands it
+ * to the validators through Hono's body cache (`c.req.json()` parses the cached text), so the
+ * request stays the one Bun made: its peer address stays readable, and no second Request is
+ * built and read again (bench/README.md, "Redemption's budget"). Then the handler gets the long
  * timeout. `emptyAsObject`: a body that may be left out reads as `{}` when it is empty.
  */
 export function receivePromptBody(maxBytes: number, emptyAsObject = false): MiddlewareHandler<AppBindings> {
@@ -87,17 +87,11 @@ export function receivePromptBody(maxBytes: number, emptyAsObject = false): Midd
     const text = await readBounded(request, maxBytes);
     bodiesRead.add(request);
     server?.timeout(request, LONG_IDLE_SECONDS);
-    // An empty JSON body that may be left out reads as `{}`; without a Content-Type the library
-    // already takes no body as `{}`. Bytes, not a string: a string body would give a request
-    // without a type a text/plain one.
+    // An empty JSON body that may be left out reads as `{}`; without a Content-Type the
+    // validator takes no body as `{}` and does not read the cache.
     const content = emptyAsObject && text.trim() === "" && request.headers.has("content-type") ? "{}" : text;
-    keepPeerAddress(c);
-    c.req.raw = new Request(absoluteUrlOf(request.url), {
-      method: request.method,
-      headers: request.headers,
-      body: content === "" ? null : new TextEncoder().encode(content),
-      signal: request.signal,
-    });
+    // Hono keeps each body form as a promise (its `#cachedBody`), though BodyCache types the value.
+    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(content);
     await next();
   };
 }

@@ -11,8 +11,6 @@ export interface AppVariables {
   services: Services;
   /** Set by the access middleware of every non-public route. */
   principal: Principal;
-  /** The TCP peer, kept when the request object is replaced (client-address.ts). */
-  peerAddress?: string | null;
 }
 
 export interface AppBindings {
