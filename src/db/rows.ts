@@ -6,6 +6,7 @@ import type { Database } from "#db";
 import type { ListWindow } from "../lib/list-window";
 import { orderByOf, paged } from "./order-by";
 import { preparedPer, prepareRows, rowsOf } from "./prepared";
+import { countedRows, isCounted } from "./row-counts";
 import { queuedWrite } from "./transaction";
 
 type Tables = Database["tables"];
@@ -118,8 +119,12 @@ export async function deleteById<T extends KeyedTable>(
   return row;
 }
 
-/** How many rows the table has, or how many of them `where` keeps. */
+/**
+ * How many rows the table has, or how many of them `where` keeps: a whole counted table from its
+ * counter (row-counts.ts), a filtered count from the index on its filter.
+ */
 export async function countRows(db: Database, table: AnyTable, where?: SQL): Promise<number> {
+  if (where === undefined && isCounted(table)) return countedRows(db, table);
   const [row] = await db.orm.select({ n: count() }).from(table).where(where);
   return Number(row?.n ?? 0);
 }

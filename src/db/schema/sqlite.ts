@@ -2,7 +2,7 @@
 // ./parity.ts fails the type-check when they drift.
 import { sql } from "drizzle-orm";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const id = () => integer("id").primaryKey({ autoIncrement: true });
 const time = (name: string) => integer(name, { mode: "timestamp_ms" });
@@ -15,7 +15,11 @@ export const blob = sqliteTable("blob", {
   createdAt: time("created_at").notNull(),
 });
 
-export const book = sqliteTable("book", {
+// Every sort field of a list has an index, so a page is read in order, not sorted (API.md §1). On
+// SQLite an index carries the rowid, which is the id: (field) is already (field, id).
+export const book = sqliteTable(
+  "book",
+  {
   id: id(),
   title: text("title").notNull(),
   author: text("author"),
@@ -29,7 +33,14 @@ export const book = sqliteTable("book", {
   coverUpdatedAt: time("cover_updated_at"),
   createdAt: time("created_at").notNull(),
   updatedAt: time("updated_at").notNull(),
-});
+  },
+  (t) => [
+    index("book_title_idx").on(t.title),
+    index("book_author_idx").on(t.author),
+    index("book_created_at_idx").on(t.createdAt),
+    index("book_updated_at_idx").on(t.updatedAt),
+  ],
+);
 
 export const bookVersion = sqliteTable(
   "book_version",
@@ -48,7 +59,12 @@ export const bookVersion = sqliteTable(
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("book_version_book_code_uq").on(t.bookId, t.versionCode)],
+  (t) => [
+    uniqueIndex("book_version_book_code_uq").on(t.bookId, t.versionCode),
+    index("book_version_book_idx").on(t.bookId),
+    index("book_version_version_code_idx").on(t.versionCode),
+    index("book_version_created_at_idx").on(t.createdAt),
+  ],
 );
 
 export const qrCodeBatch = sqliteTable(
@@ -90,6 +106,10 @@ export const activationQrCode = sqliteTable(
     uniqueIndex("activation_qr_code_code_uq").on(t.code),
     index("activation_qr_code_book_idx").on(t.bookId),
     index("activation_qr_code_batch_idx").on(t.batchId),
+    index("activation_qr_code_created_at_idx").on(t.createdAt),
+    index("activation_qr_code_enabled_idx").on(t.enabled),
+    // A book's never-redeemed codes (null-activations and its count) without reading the others.
+    index("activation_qr_code_unused_idx").on(t.bookId).where(sql`${t.firstRedeemedAt} IS NULL`),
     // The last guard against over-redemption: a racing update that would pass the limit fails.
     check(
       "activation_qr_code_count_ck",
@@ -115,6 +135,7 @@ export const activation = sqliteTable(
     uniqueIndex("activation_user_book_uq").on(t.userUuid, t.bookId),
     index("activation_book_idx").on(t.bookId),
     index("activation_qr_code_idx").on(t.qrCodeId),
+    index("activation_created_at_idx").on(t.createdAt),
   ],
 );
 
@@ -141,6 +162,9 @@ export const apk = sqliteTable(
     uniqueIndex("apk_kind_code_uq").on(t.kind, t.versionCode),
     // At most one active APK per kind, whatever the application does.
     uniqueIndex("apk_one_active_per_kind_uq").on(t.kind).where(sql`${t.active} = 1`),
+    index("apk_kind_idx").on(t.kind),
+    index("apk_version_code_idx").on(t.versionCode),
+    index("apk_created_at_idx").on(t.createdAt),
   ],
 );
 
@@ -225,6 +249,19 @@ export const rateLimit = sqliteTable("rate_limit", {
   windowEndsAt: time("window_ends_at").notNull(),
 });
 
+// Exact whole-table counts (API.md §1 "X-Total-Count"), kept by triggers in the same transaction
+// as the rows they count (migration 0004): a table's count is the sum of its slots. SQLite has one
+// writer and uses slot 0 only; Postgres spreads each table over a few slots (see pg.ts).
+export const rowCount = sqliteTable(
+  "row_count",
+  {
+    tableName: text("table_name").notNull(),
+    slot: integer("slot").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tableName, t.slot] })],
+);
+
 export const tables = {
   blob,
   book,
@@ -239,6 +276,7 @@ export const tables = {
   storeUser,
   storeUsermeta,
   rateLimit,
+  rowCount,
 };
 
 export type Tables = typeof tables;
