@@ -23,7 +23,6 @@ CREATE INDEX `book_version_created_at_idx` ON `book_version` (`created_at`);
 -- Exact whole-table counts: each insert and delete, cascaded ones included (SQLite fires row
 -- triggers for foreign-key actions), moves its table's counter in the same transaction.
 -- Triggers first, then the backfill, both inside the migration's transaction.
---> statement-breakpoint
 CREATE TRIGGER `book_row_count_insert` AFTER INSERT ON `book` BEGIN
   INSERT INTO row_count (table_name, slot, n) VALUES ('book', 0, 1)
     ON CONFLICT (table_name, slot) DO UPDATE SET n = n + 1;

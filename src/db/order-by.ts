@@ -6,7 +6,10 @@ import type { ListWindow } from "../lib/list-window";
 
 /**
  * ORDER BY terms for `window.sort`, with `tieBreaker` (the id) last so that pages never overlap.
- * The names were validated against the same `columns` by the route's schema.
+ * The id runs in the direction of the last term, so one (field, id) index read forwards or
+ * backwards serves either direction (a mixed ORDER BY field DESC, id ASC would sort every run of
+ * equal values: all ten million enabled codes for `sort=enabled,desc`). The names were validated
+ * against the same `columns` by the route's schema.
  */
 export function orderByOf<F extends string>(
   window: Pick<ListWindow<F>, "sort">,
@@ -16,7 +19,7 @@ export function orderByOf<F extends string>(
   const terms = window.sort.map(({ field, direction }) =>
     direction === "desc" ? desc(columns[field]) : asc(columns[field]),
   );
-  terms.push(asc(tieBreaker));
+  terms.push(window.sort.at(-1)?.direction === "desc" ? desc(tieBreaker) : asc(tieBreaker));
   return terms;
 }
 

@@ -5,6 +5,7 @@ import { type AnyColumn, count, eq, getTableColumns, type SQL, sql } from "drizz
 import type { Database } from "#db";
 import type { ListWindow } from "../lib/list-window";
 import { orderByOf, paged } from "./order-by";
+import { pageReadOf } from "./page-read";
 import { preparedPer, prepareRows, rowsOf } from "./prepared";
 import { countedRows, isCounted } from "./row-counts";
 import { queuedWrite } from "./transaction";
@@ -129,22 +130,27 @@ export async function countRows(db: Database, table: AnyTable, where?: SQL): Pro
   return Number(row?.n ?? 0);
 }
 
-/** The rows `where` keeps (all without it), in the window's order (then by id) and page. */
-export function listRows<T extends KeyedTable>(
+/**
+ * The rows `where` keeps (all without it), in the window's order (then by id) and page; a page
+ * past the middle of a counted list is read from its end (page-read.ts).
+ */
+export async function listRows<T extends KeyedTable>(
   db: Database,
   table: T,
   window: ListWindow<ColumnOf<T>>,
   where?: SQL,
 ): Promise<RowOf<T>[]> {
   const columns: Record<string, AnyColumn> = getTableColumns(table);
-  const orderBy = orderByOf(window, columns, table.id);
-  return paged(
+  const read = pageReadOf(window);
+  const orderBy = orderByOf(read, columns, table.id);
+  const rows = await paged(
     queriesOf<T>(db)
       .select()
       .from(table)
       .where(where)
       .orderBy(...orderBy)
       .$dynamic(),
-    window,
+    read,
   );
+  return read.reversed ? rows.reverse() : rows;
 }

@@ -2,20 +2,26 @@ import type { Database } from "#db";
 import type { ListWindow, Page } from "../lib/list-window";
 
 /**
- * A list's rows and total: a whole list is its own total, so only a page pays for a count
- * (run beside the rows).
+ * A list's rows and total: a whole list is its own total, so only a page pays for a count. Page 0
+ * reads its rows beside the count; a later page counts first and hands the total to `rows`, which
+ * may then read a page past the middle from the list's end (db/page-read.ts), and a page past the
+ * end is empty without a read.
  */
 export async function pageOf<Row>(
   window: ListWindow,
-  rows: () => Promise<Row[]>,
+  rows: (total?: number) => Promise<Row[]>,
   count: () => Promise<number>,
 ): Promise<Page<Row>> {
   if (window.limit === undefined) {
     const all = await rows();
     return { rows: all, total: all.length };
   }
-  const [slice, total] = await Promise.all([rows(), count()]);
-  return { rows: slice, total };
+  if (!window.offset) {
+    const [slice, total] = await Promise.all([rows(), count()]);
+    return { rows: slice, total };
+  }
+  const total = await count();
+  return { rows: window.offset < total ? await rows(total) : [], total };
 }
 
 /**
@@ -29,7 +35,7 @@ export function pagedList<Row, F extends string, Filter>(
   return (db, window, filter) =>
     pageOf(
       window,
-      () => list(db, window, filter),
+      (total) => list(db, { ...window, total }, filter),
       () => count(db, filter),
     );
 }

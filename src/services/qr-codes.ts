@@ -45,7 +45,7 @@ export function listQrCodes(
 ): Promise<Page<qrCodes.QrCodeRow>> {
   return pageOf(
     window,
-    () => qrCodes.listQrCodes(db, filter, window),
+    (total) => qrCodes.listQrCodes(db, filter, { ...window, total }),
     () => qrCodes.countQrCodes(db, filter),
   );
 }
