@@ -4,8 +4,9 @@
 // caught by a logger), on a freshly migrated database: SQLite must not plan a temp B-tree for the
 // ORDER BY; Postgres, with sequential and bitmap scans and sorts priced out (so an empty table
 // does not make a sort look cheaper), must still find a plan without a Sort node, incremental or not.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+
 import { Database as SqliteConnection } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { drizzle as drizzleBunSql } from "drizzle-orm/bun-sql";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
@@ -50,7 +51,11 @@ const lists: { name: string; fields: readonly string[]; read: ListRead }[] = [
     fields: bookSortFields,
     read: (db, w) => listBooksWithActivation(db, USER, w as never),
   },
-  { name: "GET /bookversion", fields: bookVersionSortFields, read: (db, w) => listBookVersions(db, w as never) },
+  {
+    name: "GET /bookversion",
+    fields: bookVersionSortFields,
+    read: (db, w) => listBookVersions(db, w as never),
+  },
   {
     name: "GET /book/{id}/bookversions",
     fields: versionsOfBookSortFields.filter((field) => field !== "createdAt"),
@@ -62,7 +67,11 @@ const lists: { name: string; fields: readonly string[]; read: ListRead }[] = [
     fields: ["id", "bookId"],
     read: (db, w) => listActivations(db, w as never, { bookId: 1 }),
   },
-  { name: "GET /activation-qr-code", fields: qrCodeSortFields, read: (db, w) => listQrCodes(db, {}, w as never) },
+  {
+    name: "GET /activation-qr-code",
+    fields: qrCodeSortFields,
+    read: (db, w) => listQrCodes(db, {}, w as never),
+  },
   {
     name: "GET /activation-qr-code/ofbook/{bookId}",
     fields: ["id", "bookId"],
@@ -103,10 +112,18 @@ describe(`every documented sort field has an index (${testDialect})`, () => {
       explain = (statement) =>
         client.begin(async (tx) => {
           // Whether a plan without a Sort exists at all, whatever an empty table makes cheapest.
-          for (const setting of ["enable_seqscan", "enable_bitmapscan", "enable_sort", "enable_incremental_sort"]) {
+          for (const setting of [
+            "enable_seqscan",
+            "enable_bitmapscan",
+            "enable_sort",
+            "enable_incremental_sort",
+          ]) {
             await tx.unsafe(`SET LOCAL ${setting} = off`);
           }
-          const rows: { "QUERY PLAN": string }[] = await tx.unsafe(`EXPLAIN ${statement.sql}`, statement.params);
+          const rows: { "QUERY PLAN": string }[] = await tx.unsafe(
+            `EXPLAIN ${statement.sql}`,
+            statement.params,
+          );
           return rows.map((row) => row["QUERY PLAN"]);
         });
       close = () => client.close();

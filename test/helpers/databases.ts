@@ -16,7 +16,7 @@ export interface TestDatabase {
 export const testDialect: "sqlite" | "postgres" = process.env.TEST_DATABASE_URL ? "postgres" : "sqlite";
 
 export async function createTestDatabase(
-  options: { onQuery?: (query: string) => void } = {},
+  options: { onQuery?: (query: string) => void; migrate?: boolean } = {},
 ): Promise<TestDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
