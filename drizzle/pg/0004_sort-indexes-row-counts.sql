@@ -9,8 +9,11 @@ DROP INDEX "activation_book_idx";--> statement-breakpoint
 DROP INDEX "activation_qr_code_book_idx";--> statement-breakpoint
 DROP INDEX "activation_qr_code_batch_idx";--> statement-breakpoint
 CREATE INDEX "activation_created_at_idx" ON "activation" USING btree ("created_at","id");--> statement-breakpoint
+CREATE INDEX "activation_book_created_at_idx" ON "activation" USING btree ("book_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "activation_qr_code_created_at_idx" ON "activation_qr_code" USING btree ("created_at","id");--> statement-breakpoint
 CREATE INDEX "activation_qr_code_enabled_idx" ON "activation_qr_code" USING btree ("enabled","id");--> statement-breakpoint
+CREATE INDEX "activation_qr_code_book_created_at_idx" ON "activation_qr_code" USING btree ("book_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "activation_qr_code_book_enabled_idx" ON "activation_qr_code" USING btree ("book_id","enabled","id");--> statement-breakpoint
 CREATE INDEX "activation_qr_code_unused_idx" ON "activation_qr_code" USING btree ("book_id","id") WHERE "activation_qr_code"."first_redeemed_at" IS NULL;--> statement-breakpoint
 CREATE INDEX "apk_kind_idx" ON "apk" USING btree ("kind","id");--> statement-breakpoint
 CREATE INDEX "apk_version_code_idx" ON "apk" USING btree ("version_code","id");--> statement-breakpoint

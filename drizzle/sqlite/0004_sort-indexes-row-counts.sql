@@ -6,8 +6,11 @@ CREATE TABLE `row_count` (
 );
 --> statement-breakpoint
 CREATE INDEX `activation_created_at_idx` ON `activation` (`created_at`);--> statement-breakpoint
+CREATE INDEX `activation_book_created_at_idx` ON `activation` (`book_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `activation_qr_code_created_at_idx` ON `activation_qr_code` (`created_at`);--> statement-breakpoint
 CREATE INDEX `activation_qr_code_enabled_idx` ON `activation_qr_code` (`enabled`);--> statement-breakpoint
+CREATE INDEX `activation_qr_code_book_created_at_idx` ON `activation_qr_code` (`book_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `activation_qr_code_book_enabled_idx` ON `activation_qr_code` (`book_id`,`enabled`);--> statement-breakpoint
 CREATE INDEX `activation_qr_code_unused_idx` ON `activation_qr_code` (`book_id`) WHERE "activation_qr_code"."first_redeemed_at" IS NULL;--> statement-breakpoint
 CREATE INDEX `apk_kind_idx` ON `apk` (`kind`);--> statement-breakpoint
 CREATE INDEX `apk_version_code_idx` ON `apk` (`version_code`);--> statement-breakpoint

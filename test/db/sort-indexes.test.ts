@@ -40,9 +40,9 @@ type ListRead = (db: Database, window: ListWindow<string>) => Promise<unknown>;
 const USER = "00000000-0000-4000-8000-000000000001";
 
 /**
- * The lists whose order can be chosen, with the sort fields their routes offer. The whole-table
- * lists take every field; a list of one book's rows takes the order in which an index on the book
- * serves it (by id, which `bookId` sorts as well, since they all share it).
+ * The lists whose order can be chosen, with the sort fields their routes offer. One book's versions
+ * are the exception: a book has a handful, which sort in no time, so only the orders its unique
+ * (book, versionCode) index serves anyway are asked for.
  */
 const lists: { name: string; fields: readonly string[]; read: ListRead }[] = [
   { name: "GET /book", fields: bookSortFields, read: (db, w) => listBooks(db, w as never) },
@@ -64,7 +64,7 @@ const lists: { name: string; fields: readonly string[]; read: ListRead }[] = [
   { name: "GET /activation", fields: activationSortFields, read: (db, w) => listActivations(db, w as never) },
   {
     name: "GET /book/{id}/activations",
-    fields: ["id", "bookId"],
+    fields: activationSortFields,
     read: (db, w) => listActivations(db, w as never, { bookId: 1 }),
   },
   {
@@ -74,7 +74,7 @@ const lists: { name: string; fields: readonly string[]; read: ListRead }[] = [
   },
   {
     name: "GET /activation-qr-code/ofbook/{bookId}",
-    fields: ["id", "bookId"],
+    fields: qrCodeSortFields,
     read: (db, w) => listQrCodes(db, { bookId: 1 }, w as never),
   },
   {

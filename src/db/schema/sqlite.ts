@@ -108,6 +108,9 @@ export const activationQrCode = sqliteTable(
     index("activation_qr_code_batch_idx").on(t.batchId),
     index("activation_qr_code_created_at_idx").on(t.createdAt),
     index("activation_qr_code_enabled_idx").on(t.enabled),
+    // One book's codes in the sorts its list offers: a book may have 200,000 of them.
+    index("activation_qr_code_book_created_at_idx").on(t.bookId, t.createdAt),
+    index("activation_qr_code_book_enabled_idx").on(t.bookId, t.enabled),
     // A book's never-redeemed codes (null-activations and its count) without reading the others.
     index("activation_qr_code_unused_idx").on(t.bookId).where(sql`${t.firstRedeemedAt} IS NULL`),
     // The last guard against over-redemption: a racing update that would pass the limit fails.
@@ -136,6 +139,8 @@ export const activation = sqliteTable(
     index("activation_book_idx").on(t.bookId),
     index("activation_qr_code_idx").on(t.qrCodeId),
     index("activation_created_at_idx").on(t.createdAt),
+    // One book's activations by time: a bestseller's run into the hundreds of thousands.
+    index("activation_book_created_at_idx").on(t.bookId, t.createdAt),
   ],
 );
 
