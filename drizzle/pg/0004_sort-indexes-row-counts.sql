@@ -1,3 +1,8 @@
+CREATE TABLE "book_qr_code_count" (
+	"book_id" bigint PRIMARY KEY NOT NULL,
+	"n" bigint NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "row_count" (
 	"table_name" text NOT NULL,
 	"slot" integer NOT NULL,
@@ -98,3 +103,50 @@ INSERT INTO row_count (table_name, slot, n) SELECT 'activation', 0, count(*) FRO
 INSERT INTO row_count (table_name, slot, n) SELECT 'activation_qr_code', 0, count(*) FROM "activation_qr_code";
 --> statement-breakpoint
 INSERT INTO row_count (table_name, slot, n) SELECT 'apk', 0, count(*) FROM "apk";
+--> statement-breakpoint
+-- Each book's number of codes, kept the same way, in book order so that two statements lock the
+-- rows they share in the same order (a code's book never changes today; should an update move
+-- one, the counts follow it). A book's row goes when its last code does.
+CREATE FUNCTION book_qr_code_count_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO book_qr_code_count (book_id, n)
+    SELECT book_id, count(*) FROM inserted_rows GROUP BY book_id ORDER BY book_id
+    ON CONFLICT (book_id) DO UPDATE SET n = book_qr_code_count.n + excluded.n;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE FUNCTION book_qr_code_count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE book_qr_code_count c SET n = c.n - d.n
+    FROM (SELECT book_id, count(*) AS n FROM deleted_rows GROUP BY book_id) d
+    WHERE c.book_id = d.book_id;
+  DELETE FROM book_qr_code_count WHERE n = 0 AND book_id IN (SELECT book_id FROM deleted_rows);
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE FUNCTION book_qr_code_count_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE book_qr_code_count SET n = n - 1 WHERE book_id = OLD.book_id;
+  DELETE FROM book_qr_code_count WHERE book_id = OLD.book_id AND n = 0;
+  INSERT INTO book_qr_code_count (book_id, n) VALUES (NEW.book_id, 1)
+    ON CONFLICT (book_id) DO UPDATE SET n = book_qr_code_count.n + 1;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE FUNCTION book_qr_code_count_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM book_qr_code_count;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER "activation_qr_code_book_count_insert" AFTER INSERT ON "activation_qr_code" REFERENCING NEW TABLE AS inserted_rows FOR EACH STATEMENT EXECUTE FUNCTION book_qr_code_count_inserted();
+--> statement-breakpoint
+CREATE TRIGGER "activation_qr_code_book_count_delete" AFTER DELETE ON "activation_qr_code" REFERENCING OLD TABLE AS deleted_rows FOR EACH STATEMENT EXECUTE FUNCTION book_qr_code_count_deleted();
+--> statement-breakpoint
+CREATE TRIGGER "activation_qr_code_book_count_move" AFTER UPDATE OF book_id ON "activation_qr_code" FOR EACH ROW WHEN (OLD.book_id IS DISTINCT FROM NEW.book_id) EXECUTE FUNCTION book_qr_code_count_moved();
+--> statement-breakpoint
+CREATE TRIGGER "activation_qr_code_book_count_truncate" AFTER TRUNCATE ON "activation_qr_code" FOR EACH STATEMENT EXECUTE FUNCTION book_qr_code_count_truncated();
+--> statement-breakpoint
+DELETE FROM book_qr_code_count;
+--> statement-breakpoint
+INSERT INTO book_qr_code_count (book_id, n) SELECT book_id, count(*) FROM activation_qr_code GROUP BY book_id;

@@ -1,3 +1,8 @@
+CREATE TABLE `book_qr_code_count` (
+	`book_id` integer PRIMARY KEY NOT NULL,
+	`n` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `row_count` (
 	`table_name` text NOT NULL,
 	`slot` integer NOT NULL,
@@ -87,3 +92,27 @@ INSERT INTO row_count (table_name, slot, n) SELECT 'activation', 0, count(*) FRO
 INSERT INTO row_count (table_name, slot, n) SELECT 'activation_qr_code', 0, count(*) FROM `activation_qr_code`;
 --> statement-breakpoint
 INSERT INTO row_count (table_name, slot, n) SELECT 'apk', 0, count(*) FROM `apk`;
+--> statement-breakpoint
+-- Each book's number of codes, kept the same way (a code's book never changes today; should an
+-- update move one, the counts follow it). A book's row goes when its last code does.
+CREATE TRIGGER `activation_qr_code_book_count_insert` AFTER INSERT ON `activation_qr_code` BEGIN
+  INSERT INTO book_qr_code_count (book_id, n) VALUES (NEW.book_id, 1)
+    ON CONFLICT (book_id) DO UPDATE SET n = n + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `activation_qr_code_book_count_delete` AFTER DELETE ON `activation_qr_code` BEGIN
+  UPDATE book_qr_code_count SET n = n - 1 WHERE book_id = OLD.book_id;
+  DELETE FROM book_qr_code_count WHERE book_id = OLD.book_id AND n = 0;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `activation_qr_code_book_count_move` AFTER UPDATE OF book_id ON `activation_qr_code`
+WHEN OLD.book_id <> NEW.book_id BEGIN
+  UPDATE book_qr_code_count SET n = n - 1 WHERE book_id = OLD.book_id;
+  DELETE FROM book_qr_code_count WHERE book_id = OLD.book_id AND n = 0;
+  INSERT INTO book_qr_code_count (book_id, n) VALUES (NEW.book_id, 1)
+    ON CONFLICT (book_id) DO UPDATE SET n = n + 1;
+END;
+--> statement-breakpoint
+DELETE FROM book_qr_code_count;
+--> statement-breakpoint
+INSERT INTO book_qr_code_count (book_id, n) SELECT book_id, count(*) FROM activation_qr_code GROUP BY book_id;

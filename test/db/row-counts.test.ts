@@ -1,4 +1,5 @@
-// The counter rows behind the whole-table counts (migration 0004, db/row-counts.ts) stay exact:
+// The counter rows behind the whole-table counts (migration 0004, db/row-counts.ts) and each book's
+// code count (repositories/qr-codes.ts) stay exact:
 // through inserts and deletes, a book's delete cascading to its versions and codes, transactions
 // rolled back, concurrent writers on several Postgres connections, and the migration's backfill of
 // a database filled before the counters existed.
@@ -6,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { count, getTableName, sql } from "drizzle-orm";
+import { count, eq, getTableName, sql } from "drizzle-orm";
 import { migrate as migratePostgres } from "drizzle-orm/bun-sql/migrator";
 import { migrate as migrateSqlite } from "drizzle-orm/bun-sqlite/migrator";
 import type { Database } from "#db";
 import { countedRows, countedTables } from "../../src/db/row-counts";
-import { withTransaction } from "../../src/db/transaction";
+import { queuedWrite, withTransaction } from "../../src/db/transaction";
 import { countActivations, deleteActivation, insertActivation } from "../../src/repositories/activations";
 import { countApks, deleteApk, insertApk } from "../../src/repositories/apks";
 import { countBookVersions, insertBookVersion } from "../../src/repositories/book-versions";
@@ -38,8 +39,26 @@ async function countsOf(db: Database): Promise<[string, number, number][]> {
   return counts;
 }
 
-/** Every counter equals its table's count(*); answers the counters by table name. */
+/** Each book's code counter against its count(*), by book id. */
+async function bookCodeCountsOf(db: Database) {
+  const { activationQrCode: q, bookQrCodeCount: c } = db.tables;
+  const counted = await db.orm.select({ bookId: q.bookId, n: count() }).from(q).groupBy(q.bookId);
+  const kept = await db.orm.select().from(c);
+  const byBook = (rows: { bookId: number; n: number }[]) =>
+    Object.fromEntries(rows.map((row) => [row.bookId, Number(row.n)]));
+  return { kept: byBook(kept), counted: byBook(counted) };
+}
+
+/**
+ * Every counter equals its table's count(*), and each book's code counter its codes' (and
+ * countQrCodes of the book answers it); answers the whole-table counters by table name.
+ */
 async function expectExact(db: Database): Promise<Record<string, number>> {
+  const { kept, counted } = await bookCodeCountsOf(db);
+  expect(kept).toEqual(counted);
+  for (const [bookId, n] of Object.entries(counted)) {
+    expect(await countQrCodes(db, { bookId: Number(bookId) })).toBe(n);
+  }
   const counts = await countsOf(db);
   expect(counts.map(([name, counter]) => [name, counter])).toEqual(counts.map(([name, , n]) => [name, n]));
   return Object.fromEntries(counts.map(([name, counter]) => [name, counter]));
@@ -150,6 +169,26 @@ describe(`row counters (${testDialect})`, () => {
     });
     await expect(failing).rejects.toThrow("undone");
     expect(await expectExact(db)).toEqual(before);
+  });
+
+  test("a code moved to another book by hand moves its count", async () => {
+    const from = await insertBook(
+      db,
+      { title: "From", author: null, isbn: null, description: null, language: null },
+      now,
+    );
+    const to = await insertBook(
+      db,
+      { title: "To", author: null, isbn: null, description: null, language: null },
+      now,
+    );
+    const [moved] = await insertQrCodes(db, codes(from.id, 2, "move"), now);
+    const { activationQrCode: q } = db.tables;
+    await queuedWrite(db, () => db.orm.update(q).set({ bookId: to.id }).where(eq(q.id, moved!.id)));
+    await expectExact(db);
+    expect([await countQrCodes(db, { bookId: from.id }), await countQrCodes(db, { bookId: to.id })]).toEqual([
+      1, 1,
+    ]);
   });
 
   test("writers on several connections at once keep the sum exact", async () => {

@@ -283,6 +283,14 @@ export const rowCount = pgTable(
   (t) => [primaryKey({ columns: [t.tableName, t.slot] })],
 );
 
+// Each book's number of QR codes, kept by triggers like row_count (migration 0004): counting a
+// 200,000-code book's index entries took 26 ms. No foreign key: a book's delete cascades to its
+// codes, whose delete trigger brings the row to 0 and removes it.
+export const bookQrCodeCount = pgTable("book_qr_code_count", {
+  bookId: ref("book_id").primaryKey(),
+  n: bigint("n", { mode: "number" }).notNull(),
+});
+
 export const tables = {
   blob,
   book,
@@ -298,6 +306,7 @@ export const tables = {
   storeUsermeta,
   rateLimit,
   rowCount,
+  bookQrCodeCount,
 };
 
 export type Tables = typeof tables;

@@ -267,6 +267,19 @@ export const rowCount = sqliteTable(
   (t) => [primaryKey({ columns: [t.tableName, t.slot] })],
 );
 
+// Each book's number of QR codes, kept by triggers like row_count (migration 0004): counting a
+// 200,000-code book's index entries took 26 ms on Postgres. No foreign key: a book's delete
+// cascades to its codes, whose delete trigger brings the row to 0 and removes it.
+export const bookQrCodeCount = sqliteTable(
+  "book_qr_code_count",
+  {
+    bookId: integer("book_id").notNull(),
+    n: integer("n").notNull(),
+  },
+  // A table-level key: an INTEGER PRIMARY KEY column would be a rowid, optional on insert.
+  (t) => [primaryKey({ columns: [t.bookId] })],
+);
+
 export const tables = {
   blob,
   book,
@@ -282,6 +295,7 @@ export const tables = {
   storeUsermeta,
   rateLimit,
   rowCount,
+  bookQrCodeCount,
 };
 
 export type Tables = typeof tables;
