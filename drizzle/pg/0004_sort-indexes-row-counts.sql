@@ -14,7 +14,6 @@ DROP INDEX "activation_book_idx";--> statement-breakpoint
 DROP INDEX "activation_qr_code_book_idx";--> statement-breakpoint
 DROP INDEX "activation_qr_code_batch_idx";--> statement-breakpoint
 CREATE INDEX "activation_created_at_idx" ON "activation" USING btree ("created_at","id");--> statement-breakpoint
-CREATE INDEX "activation_book_created_at_idx" ON "activation" USING btree ("book_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "activation_qr_code_created_at_idx" ON "activation_qr_code" USING btree ("created_at","id");--> statement-breakpoint
 CREATE INDEX "activation_qr_code_enabled_idx" ON "activation_qr_code" USING btree ("enabled","id");--> statement-breakpoint
 CREATE INDEX "activation_qr_code_book_created_at_idx" ON "activation_qr_code" USING btree ("book_id","created_at","id");--> statement-breakpoint

@@ -11,7 +11,6 @@ CREATE TABLE `row_count` (
 );
 --> statement-breakpoint
 CREATE INDEX `activation_created_at_idx` ON `activation` (`created_at`);--> statement-breakpoint
-CREATE INDEX `activation_book_created_at_idx` ON `activation` (`book_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `activation_qr_code_created_at_idx` ON `activation_qr_code` (`created_at`);--> statement-breakpoint
 CREATE INDEX `activation_qr_code_enabled_idx` ON `activation_qr_code` (`enabled`);--> statement-breakpoint
 CREATE INDEX `activation_qr_code_book_created_at_idx` ON `activation_qr_code` (`book_id`,`created_at`);--> statement-breakpoint

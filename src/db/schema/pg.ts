@@ -153,8 +153,6 @@ export const activation = pgTable(
     index("activation_book_idx").on(t.bookId, t.id),
     index("activation_qr_code_idx").on(t.qrCodeId),
     index("activation_created_at_idx").on(t.createdAt, t.id),
-    // One book's activations by time: a bestseller's run into the hundreds of thousands.
-    index("activation_book_created_at_idx").on(t.bookId, t.createdAt, t.id),
   ],
 );
 

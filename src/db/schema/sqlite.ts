@@ -139,8 +139,6 @@ export const activation = sqliteTable(
     index("activation_book_idx").on(t.bookId),
     index("activation_qr_code_idx").on(t.qrCodeId),
     index("activation_created_at_idx").on(t.createdAt),
-    // One book's activations by time: a bestseller's run into the hundreds of thousands.
-    index("activation_book_created_at_idx").on(t.bookId, t.createdAt),
   ],
 );
 
