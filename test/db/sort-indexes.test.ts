@@ -43,8 +43,8 @@ const USER = "00000000-0000-4000-8000-000000000001";
  * The lists whose order can be chosen, with the sort fields their routes offer. Two of one book's
  * lists are exceptions, asked only for the orders the index on the book serves: its versions (a
  * handful, which sort in no time) and its activations by createdAt (50 a book at S3; an index for
- * it cost every redemption 14 µs of its insert on SQLite, and a book with 100,000 sorts them in
- * tens of milliseconds, on an admin's page).
+ * it cost every redemption 14 µs of its insert on SQLite, while a book with 100,000 of them
+ * sorts them in 18 ms on SQLite and 41 ms on Postgres, on an admin's page).
  */
 const lists: { name: string; fields: readonly string[]; read: ListRead }[] = [
   { name: "GET /book", fields: bookSortFields, read: (db, w) => listBooks(db, w as never) },
