@@ -13,10 +13,12 @@ export interface SortTerm<Row> {
 }
 
 /**
- * The terms of `window.sort`, with `tieBreaker` (the id, ascending) last so that the order is
- * total: pages never overlap and a keyset never skips a row. `valueIn` reads a term's value from
- * a row of the list (for a single table, `row[field]`). The names were validated against the same
- * `columns` by the route's schema.
+ * The terms of `window.sort`, with `tieBreaker` (the id) last so that the order is total: pages
+ * never overlap and a keyset never skips a row. The id runs in the direction of the last term, so
+ * one (field, id) index read forwards or backwards serves either direction (a mixed ORDER BY
+ * field DESC, id ASC would sort every run of equal values: all ten million enabled codes for
+ * `sort=enabled,desc`). `valueIn` reads a term's value from a row of the list (for a single
+ * table, `row[field]`). The names were validated against the same `columns` by the route's schema.
  */
 export function sortTermsOf<F extends string, Row>(
   window: Pick<ListWindow<F>, "sort">,
@@ -29,7 +31,8 @@ export function sortTermsOf<F extends string, Row>(
     direction,
     valueIn: (row: Row) => fieldValue(row, field),
   }));
-  terms.push(tieBreaker);
+  const last = window.sort.at(-1);
+  terms.push(last ? { ...tieBreaker, direction: last.direction } : tieBreaker);
   return terms;
 }
 

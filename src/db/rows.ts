@@ -5,7 +5,9 @@ import { type AnyColumn, and, count, eq, getTableColumns, type SQL, sql } from "
 import type { Database } from "#db";
 import type { ListWindow } from "../lib/list-window";
 import { byId, orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "./order-by";
+import { pageReadOf } from "./page-read";
 import { preparedPer, prepareRows, rowsOf } from "./prepared";
+import { countedRows, isCounted } from "./row-counts";
 import { queuedWrite } from "./transaction";
 
 type Tables = Database["tables"];
@@ -118,18 +120,23 @@ export async function deleteById<T extends KeyedTable>(
   return row;
 }
 
-/** How many rows the table has, or how many of them `where` keeps. */
+/**
+ * How many rows the table has, or how many of them `where` keeps: a whole counted table from its
+ * counter (row-counts.ts), a filtered count from the index on its filter.
+ */
 export async function countRows(db: Database, table: AnyTable, where?: SQL): Promise<number> {
+  if (where === undefined && isCounted(table)) return countedRows(db, table);
   const [row] = await db.orm.select({ n: count() }).from(table).where(where);
   return Number(row?.n ?? 0);
 }
 
 /**
- * The rows `where` keeps (all without it), in the window's order (then by id) and page. With
- * `after` (the last row of the previous chunk), the rows that follow it in that order: a whole
- * list read chunk by chunk by keyset, never by a growing OFFSET.
+ * The rows `where` keeps (all without it), in the window's order (then by id) and page; a page
+ * past the middle of a counted list is read from its end (page-read.ts). With `after` (the last
+ * row of the previous chunk), the rows that follow it in that order: a whole list read chunk by
+ * chunk by keyset, never by a growing OFFSET.
  */
-export function listRows<T extends KeyedTable>(
+export async function listRows<T extends KeyedTable>(
   db: Database,
   table: T,
   window: ListWindow<ColumnOf<T>>,
@@ -137,18 +144,29 @@ export function listRows<T extends KeyedTable>(
   after?: RowOf<T>,
 ): Promise<RowOf<T>[]> {
   const columns: Record<string, AnyColumn> = getTableColumns(table);
-  const terms = sortTermsOf<string, RowOf<T>>(window, columns, byId(table.id) as SortTerm<RowOf<T>>);
-  const orderBy = orderByTerms(terms);
-  const read = (keyset: SQL | undefined, slice: Pick<ListWindow, "limit" | "offset">) =>
+  const termsOf = (order: Pick<ListWindow<string>, "sort">) =>
+    sortTermsOf<string, RowOf<T>>(order, columns, byId(table.id) as SortTerm<RowOf<T>>);
+  const read = (
+    terms: SortTerm<RowOf<T>>[],
+    keyset: SQL | undefined,
+    slice: Pick<ListWindow, "limit" | "offset">,
+  ) =>
     paged(
       queriesOf<T>(db)
         .select()
         .from(table)
         .where(and(where, keyset))
-        .orderBy(...orderBy)
+        .orderBy(...orderByTerms(terms))
         .$dynamic(),
       slice,
     );
-  if (after === undefined) return read(undefined, window);
-  return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) => read(keyset, { limit }));
+  if (after !== undefined) {
+    const terms = termsOf(window);
+    return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) =>
+      read(terms, keyset, { limit }),
+    );
+  }
+  const page = pageReadOf(window);
+  const rows = await read(termsOf(page), undefined, page);
+  return page.reversed ? rows.reverse() : rows;
 }

@@ -11,6 +11,8 @@ export interface ListWindow<F extends string = string> {
   sort: SortOrder<F>[];
   limit?: number;
   offset?: number;
+  /** The size of the whole list, when it was counted before the page is read (services/page.ts). */
+  total?: number;
 }
 
 /** What a service gives for a list: the window's rows and the size of the whole list. */

@@ -49,7 +49,18 @@ export function listQrCodes(
 }
 
 export function countQrCodes(db: Database, filter: QrCodeFilter = {}): Promise<number> {
+  if (filter.bookId !== undefined && !filter.unused) return countQrCodesOfBook(db, filter.bookId);
   return countRows(db, db.tables.activationQrCode, whereOf(db, filter));
+}
+
+/** A book's codes, from the counter its triggers keep (migration 0004); no row: none. */
+async function countQrCodesOfBook(db: Database, bookId: number): Promise<number> {
+  const { bookQrCodeCount } = db.tables;
+  const [row] = await db.orm
+    .select({ n: bookQrCodeCount.n })
+    .from(bookQrCodeCount)
+    .where(eq(bookQrCodeCount.bookId, bookId));
+  return Number(row?.n ?? 0);
 }
 
 export function findQrCode(db: Database, id: number): Promise<QrCodeRow | undefined> {

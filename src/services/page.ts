@@ -20,7 +20,9 @@ export type ReadRows<Row, F extends string = string> = (
 ) => Promise<Row[]>;
 
 /**
- * A list's rows and total. A page reads its rows and counts the list. A whole list that fits in
+ * A list's rows and total. Page 0 reads its rows beside the count; a later page counts first and
+ * reads with the total in its window, so that a page past the middle is read from the list's end
+ * (db/page-read.ts), and a page past the end is empty without a read. A whole list that fits in
  * one chunk is its own total, read in one query like a page; a longer one is streamed: its count
  * and its chunks are read in one snapshot (db/list-snapshot.ts), so the total matches the array.
  */
@@ -31,8 +33,12 @@ export async function pageOf<Row, F extends string>(
   count: (db: Database) => Promise<number>,
 ): Promise<ListRead<Row>> {
   if (window.limit !== undefined) {
-    const [rows, total] = await Promise.all([read(db, window), count(db)]);
-    return { rows, total };
+    if (!window.offset) {
+      const [rows, total] = await Promise.all([read(db, window), count(db)]);
+      return { rows, total };
+    }
+    const total = await count(db);
+    return { rows: window.offset < total ? await read(db, { ...window, total }) : [], total };
   }
   // One row more than a chunk tells a list that fits from one that does not.
   const first = await read(db, { sort: window.sort, limit: LIST_CHUNK + 1 });

@@ -17,7 +17,7 @@ export interface TestDatabase {
 export const testDialect: "sqlite" | "postgres" = process.env.TEST_DATABASE_URL ? "postgres" : "sqlite";
 
 export async function createTestDatabase(
-  options: { onQuery?: (query: string) => void; logger?: Logger } = {},
+  options: { onQuery?: (query: string) => void; logger?: Logger; migrate?: boolean } = {},
 ): Promise<TestDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {

@@ -10,6 +10,7 @@ import {
   integer,
   type PgDatabase,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -28,21 +29,32 @@ export const blob = pgTable("blob", {
   createdAt: time("created_at").notNull(),
 });
 
-export const book = pgTable("book", {
-  id: id(),
-  title: text("title").notNull(),
-  author: text("author"),
-  isbn: text("isbn"),
-  description: text("description"),
-  language: text("language"),
-  coverSha256: text("cover_sha256").references(() => blob.sha256, { onDelete: "restrict" }),
-  coverSize: bigNumber("cover_size"),
-  coverWidth: integer("cover_width"),
-  coverHeight: integer("cover_height"),
-  coverUpdatedAt: time("cover_updated_at"),
-  createdAt: time("created_at").notNull(),
-  updatedAt: time("updated_at").notNull(),
-});
+// Every sort field of a list has an index, so a page is read in order, not sorted (API.md §1):
+// (field, id), since the id breaks ties and a Postgres index does not carry it.
+export const book = pgTable(
+  "book",
+  {
+    id: id(),
+    title: text("title").notNull(),
+    author: text("author"),
+    isbn: text("isbn"),
+    description: text("description"),
+    language: text("language"),
+    coverSha256: text("cover_sha256").references(() => blob.sha256, { onDelete: "restrict" }),
+    coverSize: bigNumber("cover_size"),
+    coverWidth: integer("cover_width"),
+    coverHeight: integer("cover_height"),
+    coverUpdatedAt: time("cover_updated_at"),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    index("book_title_idx").on(t.title, t.id),
+    index("book_author_idx").on(t.author, t.id),
+    index("book_created_at_idx").on(t.createdAt, t.id),
+    index("book_updated_at_idx").on(t.updatedAt, t.id),
+  ],
+);
 
 export const bookVersion = pgTable(
   "book_version",
@@ -61,7 +73,12 @@ export const bookVersion = pgTable(
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("book_version_book_code_uq").on(t.bookId, t.versionCode)],
+  (t) => [
+    uniqueIndex("book_version_book_code_uq").on(t.bookId, t.versionCode),
+    index("book_version_book_idx").on(t.bookId, t.id),
+    index("book_version_version_code_idx").on(t.versionCode, t.id),
+    index("book_version_created_at_idx").on(t.createdAt, t.id),
+  ],
 );
 
 export const qrCodeBatch = pgTable(
@@ -101,8 +118,15 @@ export const activationQrCode = pgTable(
   },
   (t) => [
     uniqueIndex("activation_qr_code_code_uq").on(t.code),
-    index("activation_qr_code_book_idx").on(t.bookId),
-    index("activation_qr_code_batch_idx").on(t.batchId),
+    index("activation_qr_code_book_idx").on(t.bookId, t.id),
+    index("activation_qr_code_batch_idx").on(t.batchId, t.id),
+    index("activation_qr_code_created_at_idx").on(t.createdAt, t.id),
+    index("activation_qr_code_enabled_idx").on(t.enabled, t.id),
+    // One book's codes in the sorts its list offers: a book may have 200,000 of them.
+    index("activation_qr_code_book_created_at_idx").on(t.bookId, t.createdAt, t.id),
+    index("activation_qr_code_book_enabled_idx").on(t.bookId, t.enabled, t.id),
+    // A book's never-redeemed codes (null-activations and its count) without reading the others.
+    index("activation_qr_code_unused_idx").on(t.bookId, t.id).where(sql`${t.firstRedeemedAt} IS NULL`),
     // The last guard against over-redemption: a racing update that would pass the limit fails.
     check(
       "activation_qr_code_count_ck",
@@ -126,8 +150,9 @@ export const activation = pgTable(
   },
   (t) => [
     uniqueIndex("activation_user_book_uq").on(t.userUuid, t.bookId),
-    index("activation_book_idx").on(t.bookId),
+    index("activation_book_idx").on(t.bookId, t.id),
     index("activation_qr_code_idx").on(t.qrCodeId),
+    index("activation_created_at_idx").on(t.createdAt, t.id),
   ],
 );
 
@@ -154,6 +179,9 @@ export const apk = pgTable(
     uniqueIndex("apk_kind_code_uq").on(t.kind, t.versionCode),
     // At most one active APK per kind, whatever the application does.
     uniqueIndex("apk_one_active_per_kind_uq").on(t.kind).where(sql`${t.active}`),
+    index("apk_kind_idx").on(t.kind, t.id),
+    index("apk_version_code_idx").on(t.versionCode, t.id),
+    index("apk_created_at_idx").on(t.createdAt, t.id),
   ],
 );
 
@@ -238,6 +266,29 @@ export const rateLimit = pgTable("rate_limit", {
   windowEndsAt: time("window_ends_at").notNull(),
 });
 
+// Exact whole-table counts (API.md §1 "X-Total-Count"), kept by triggers in the same transaction
+// as the rows they count (migration 0004): a table's count is the sum of its slots. Each
+// connection adds to the slot of its backend pid (mod 8), so concurrent writers on several
+// instances rarely wait on one row lock, and a transaction holds one slot per table, never two
+// that another could take in the other order.
+export const rowCount = pgTable(
+  "row_count",
+  {
+    tableName: text("table_name").notNull(),
+    slot: integer("slot").notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tableName, t.slot] })],
+);
+
+// Each book's number of QR codes, kept by triggers like row_count (migration 0004): counting a
+// 200,000-code book's index entries took 26 ms. No foreign key: a book's delete cascades to its
+// codes, whose delete trigger brings the row to 0 and removes it.
+export const bookQrCodeCount = pgTable("book_qr_code_count", {
+  bookId: ref("book_id").primaryKey(),
+  n: bigint("n", { mode: "number" }).notNull(),
+});
+
 export const tables = {
   blob,
   book,
@@ -252,6 +303,8 @@ export const tables = {
   storeUser,
   storeUsermeta,
   rateLimit,
+  rowCount,
+  bookQrCodeCount,
 };
 
 export type Tables = typeof tables;

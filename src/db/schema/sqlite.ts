@@ -2,7 +2,7 @@
 // ./parity.ts fails the type-check when they drift.
 import { sql } from "drizzle-orm";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const id = () => integer("id").primaryKey({ autoIncrement: true });
 const time = (name: string) => integer(name, { mode: "timestamp_ms" });
@@ -15,21 +15,32 @@ export const blob = sqliteTable("blob", {
   createdAt: time("created_at").notNull(),
 });
 
-export const book = sqliteTable("book", {
-  id: id(),
-  title: text("title").notNull(),
-  author: text("author"),
-  isbn: text("isbn"),
-  description: text("description"),
-  language: text("language"),
-  coverSha256: text("cover_sha256").references(() => blob.sha256, { onDelete: "restrict" }),
-  coverSize: bigNumber("cover_size"),
-  coverWidth: integer("cover_width"),
-  coverHeight: integer("cover_height"),
-  coverUpdatedAt: time("cover_updated_at"),
-  createdAt: time("created_at").notNull(),
-  updatedAt: time("updated_at").notNull(),
-});
+// Every sort field of a list has an index, so a page is read in order, not sorted (API.md §1). On
+// SQLite an index carries the rowid, which is the id: (field) is already (field, id).
+export const book = sqliteTable(
+  "book",
+  {
+    id: id(),
+    title: text("title").notNull(),
+    author: text("author"),
+    isbn: text("isbn"),
+    description: text("description"),
+    language: text("language"),
+    coverSha256: text("cover_sha256").references(() => blob.sha256, { onDelete: "restrict" }),
+    coverSize: bigNumber("cover_size"),
+    coverWidth: integer("cover_width"),
+    coverHeight: integer("cover_height"),
+    coverUpdatedAt: time("cover_updated_at"),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    index("book_title_idx").on(t.title),
+    index("book_author_idx").on(t.author),
+    index("book_created_at_idx").on(t.createdAt),
+    index("book_updated_at_idx").on(t.updatedAt),
+  ],
+);
 
 export const bookVersion = sqliteTable(
   "book_version",
@@ -48,7 +59,12 @@ export const bookVersion = sqliteTable(
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("book_version_book_code_uq").on(t.bookId, t.versionCode)],
+  (t) => [
+    uniqueIndex("book_version_book_code_uq").on(t.bookId, t.versionCode),
+    index("book_version_book_idx").on(t.bookId),
+    index("book_version_version_code_idx").on(t.versionCode),
+    index("book_version_created_at_idx").on(t.createdAt),
+  ],
 );
 
 export const qrCodeBatch = sqliteTable(
@@ -90,6 +106,13 @@ export const activationQrCode = sqliteTable(
     uniqueIndex("activation_qr_code_code_uq").on(t.code),
     index("activation_qr_code_book_idx").on(t.bookId),
     index("activation_qr_code_batch_idx").on(t.batchId),
+    index("activation_qr_code_created_at_idx").on(t.createdAt),
+    index("activation_qr_code_enabled_idx").on(t.enabled),
+    // One book's codes in the sorts its list offers: a book may have 200,000 of them.
+    index("activation_qr_code_book_created_at_idx").on(t.bookId, t.createdAt),
+    index("activation_qr_code_book_enabled_idx").on(t.bookId, t.enabled),
+    // A book's never-redeemed codes (null-activations and its count) without reading the others.
+    index("activation_qr_code_unused_idx").on(t.bookId).where(sql`${t.firstRedeemedAt} IS NULL`),
     // The last guard against over-redemption: a racing update that would pass the limit fails.
     check(
       "activation_qr_code_count_ck",
@@ -115,6 +138,7 @@ export const activation = sqliteTable(
     uniqueIndex("activation_user_book_uq").on(t.userUuid, t.bookId),
     index("activation_book_idx").on(t.bookId),
     index("activation_qr_code_idx").on(t.qrCodeId),
+    index("activation_created_at_idx").on(t.createdAt),
   ],
 );
 
@@ -141,6 +165,9 @@ export const apk = sqliteTable(
     uniqueIndex("apk_kind_code_uq").on(t.kind, t.versionCode),
     // At most one active APK per kind, whatever the application does.
     uniqueIndex("apk_one_active_per_kind_uq").on(t.kind).where(sql`${t.active} = 1`),
+    index("apk_kind_idx").on(t.kind),
+    index("apk_version_code_idx").on(t.versionCode),
+    index("apk_created_at_idx").on(t.createdAt),
   ],
 );
 
@@ -225,6 +252,32 @@ export const rateLimit = sqliteTable("rate_limit", {
   windowEndsAt: time("window_ends_at").notNull(),
 });
 
+// Exact whole-table counts (API.md §1 "X-Total-Count"), kept by triggers in the same transaction
+// as the rows they count (migration 0004): a table's count is the sum of its slots. SQLite has one
+// writer and uses slot 0 only; Postgres spreads each table over a few slots (see pg.ts).
+export const rowCount = sqliteTable(
+  "row_count",
+  {
+    tableName: text("table_name").notNull(),
+    slot: integer("slot").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tableName, t.slot] })],
+);
+
+// Each book's number of QR codes, kept by triggers like row_count (migration 0004): counting a
+// 200,000-code book's index entries took 26 ms on Postgres. No foreign key: a book's delete
+// cascades to its codes, whose delete trigger brings the row to 0 and removes it.
+export const bookQrCodeCount = sqliteTable(
+  "book_qr_code_count",
+  {
+    bookId: integer("book_id").notNull(),
+    n: integer("n").notNull(),
+  },
+  // A table-level key: an INTEGER PRIMARY KEY column would be a rowid, optional on insert.
+  (t) => [primaryKey({ columns: [t.bookId] })],
+);
+
 export const tables = {
   blob,
   book,
@@ -239,6 +292,8 @@ export const tables = {
   storeUser,
   storeUsermeta,
   rateLimit,
+  rowCount,
+  bookQrCodeCount,
 };
 
 export type Tables = typeof tables;
