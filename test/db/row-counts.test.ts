@@ -3,14 +3,17 @@
 // through inserts and deletes, a book's delete cascading to its versions and codes, transactions
 // rolled back, concurrent writers on several Postgres connections, and the migration's backfill of
 // a database filled before the counters existed.
+import { Database as SqliteConnection } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { count, eq, getTableName, sql } from "drizzle-orm";
 import { migrate as migratePostgres } from "drizzle-orm/bun-sql/migrator";
+import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import { migrate as migrateSqlite } from "drizzle-orm/bun-sqlite/migrator";
 import type { Database } from "#db";
+import { sqlitePathFromUrl } from "../../src/db/client";
 import { countedRows, countedTables } from "../../src/db/row-counts";
 import { queuedWrite, withTransaction } from "../../src/db/transaction";
 import { countActivations, deleteActivation, insertActivation } from "../../src/repositories/activations";
@@ -184,7 +187,7 @@ describe(`row counters (${testDialect})`, () => {
     );
     const [moved] = await insertQrCodes(db, codes(from.id, 2, "move"), now);
     const { activationQrCode: q } = db.tables;
-    await queuedWrite(db, () => db.orm.update(q).set({ bookId: to.id }).where(eq(q.id, moved!.id)));
+    await queuedWrite(db, (tx) => tx.orm.update(q).set({ bookId: to.id }).where(eq(q.id, moved!.id)));
     await expectExact(db);
     expect([await countQrCodes(db, { bookId: from.id }), await countQrCodes(db, { bookId: to.id })]).toEqual([
       1, 1,
@@ -241,14 +244,20 @@ describe(`migration 0004 backfills the counters of a database filled before it (
 
   test("each counter starts at its table's count(*)", async () => {
     const { db } = database.handle;
+    // On SQLite the handle writes only through its door (db/transaction.ts): the migrations and
+    // the old rows go through a connection of its own to the file.
+    const writer =
+      testDialect === "sqlite"
+        ? drizzleSqlite({ client: new SqliteConnection(sqlitePathFromUrl(database.url)) })
+        : db.orm;
     const migrate = (migrationsFolder: string) =>
       testDialect === "sqlite"
-        ? migrateSqlite(db.orm as never, { migrationsFolder })
-        : migratePostgres(db.orm as never, { migrationsFolder });
+        ? migrateSqlite(writer as never, { migrationsFolder })
+        : migratePostgres(writer as never, { migrationsFolder });
     await migrate(migrationsBefore0004());
     // Raw statements: the row_count table the query builder knows does not exist yet.
     const run = async (statement: string) => {
-      const orm = db.orm as unknown as { run(q: unknown): unknown; execute(q: unknown): Promise<unknown> };
+      const orm = writer as unknown as { run(q: unknown): unknown; execute(q: unknown): Promise<unknown> };
       if (testDialect === "sqlite") orm.run(sql.raw(statement));
       else await orm.execute(sql.raw(statement));
     };
