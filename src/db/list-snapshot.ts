@@ -10,6 +10,7 @@
 import { Database as SqliteConnection } from "bun:sqlite";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import type { Database } from "#db";
+import { Slots } from "../lib/slots";
 import { SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
 
 export interface ListSnapshot {
@@ -28,35 +29,6 @@ const SQLITE_SNAPSHOTS = 4;
  */
 export function postgresSnapshotsOf(poolMax: number): number {
   return Math.max(1, Math.floor(poolMax / 4));
-}
-
-/** Waits for and gives back one of a fixed number of places, first come first served. */
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(readonly size: number) {
-    this.free = size;
-  }
-
-  async take(): Promise<void> {
-    if (this.free > 0) {
-      this.free -= 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free += 1;
-  }
-
-  /** Places taken now (for tests: a stream that ended gave its place back). */
-  get taken(): number {
-    return this.size - this.free;
-  }
 }
 
 /** The slots of each database, keyed by its client (the bun:sqlite connection, or the SQL pool). */
@@ -99,19 +71,19 @@ export function listSnapshotSlots(db: Database): number {
  */
 export async function openListSnapshot(db: Database): Promise<ListSnapshot> {
   const slots = slotsOf(db);
-  await slots.take();
+  const giveBack = await slots.take();
   let opened: { db: Database; end(): Promise<void> };
   try {
     opened = db.dialect === "postgres" ? await openPostgresSnapshot(db) : openSqliteSnapshot(db);
   } catch (error) {
-    slots.give();
+    giveBack();
     throw error;
   }
   let released: Promise<void> | undefined;
   return {
     db: opened.db,
     release() {
-      released ??= opened.end().finally(() => slots.give());
+      released ??= opened.end().finally(giveBack);
       return released;
     },
   };

@@ -20,8 +20,8 @@ import {
   StandardFonts,
 } from "pdf-lib";
 import { LoopSlices } from "../lib/loop-slices";
+import { Slots } from "../lib/slots";
 import { num, qrPdfOperators, qrVector } from "./qr-vector";
-import { RenderSlots } from "./render-slots";
 import {
   CELL_PADDING_MM,
   COURIER_ADVANCE,
@@ -56,7 +56,7 @@ export interface SheetContent {
  * so two keep the turns short; the others wait their turn, page by page (see inSlots).
  */
 export const SHEETS_AT_ONCE = 2;
-const sheetSlots = new RenderSlots(SHEETS_AT_ONCE);
+const sheetSlots = new Slots(SHEETS_AT_ONCE);
 
 /** The PDF as a byte stream; pages are made as the reader pulls them. */
 export function printSheet(geometry: SheetGeometry, content: SheetContent): ReadableStream<Uint8Array> {

@@ -1,11 +1,11 @@
 // The bound on sheets printed at once: beyond the slots, takers wait in order; a slot given back
 // goes to the next in line; giving one back twice frees only one.
 import { describe, expect, test } from "bun:test";
-import { RenderSlots } from "../../src/print/render-slots";
+import { Slots } from "../../src/lib/slots";
 
-describe("RenderSlots", () => {
+describe("Slots", () => {
   test("two slots: the third taker waits until one is given back, then takers go in order", async () => {
-    const slots = new RenderSlots(2);
+    const slots = new Slots(2);
     const order: string[] = [];
     const first = await slots.take();
     const second = await slots.take();
