@@ -1,6 +1,7 @@
 import type { Database } from "#db";
 import { openListSnapshot } from "../db/list-snapshot";
 import type { ListRead, ListWindow, RowStream } from "../lib/list-window";
+import { nextTurn } from "../lib/loop-slices";
 
 /**
  * Rows per read of a streamed list: a chunk is read, mapped and written in a few milliseconds (the
@@ -71,7 +72,7 @@ export async function streamOf<Row, F extends string>(
       if (rows.length < LIST_CHUNK || closed) return;
       after = rows[rows.length - 1];
       // SQLite reads synchronously: a turn of its own per chunk lets other requests in between.
-      await new Promise((resume) => setImmediate(resume));
+      await nextTurn();
       if (closed) return;
     }
   }

@@ -2,6 +2,7 @@
 // on and off together, exported as CSV and printed as sheets of vector QR symbols.
 import type { Database } from "#db";
 import type { ListWindow } from "../lib/list-window";
+import { nextTurn } from "../lib/loop-slices";
 import { planSheet, type SheetLayout } from "../print/sheet-layout";
 import { findBook } from "../repositories/books";
 import * as batches from "../repositories/qr-code-batches";
@@ -54,7 +55,12 @@ export function qrCodeStatus(row: QrCodeRow, now: Date): QrCodeStatus {
   return "available";
 }
 
-/** The batch's codes in id order, read a chunk at a time so that none of them is held for long. */
+/**
+ * The batch's codes in id order, read a chunk at a time so that none of them is held for long.
+ * The loop gets a turn after each chunk: SQLite answers at once, so a reader that keeps pulling
+ * would otherwise be served in promise callbacks alone, the whole batch in one turn (a 200,000-code
+ * CSV held the loop ~460 ms at S3).
+ */
 async function* codesOfBatch(db: Database, batchId: number): AsyncGenerator<QrCodeRow> {
   let afterId = 0;
   for (;;) {
@@ -62,6 +68,7 @@ async function* codesOfBatch(db: Database, batchId: number): AsyncGenerator<QrCo
     yield* rows;
     if (rows.length < READ_CHUNK) return;
     afterId = rows[rows.length - 1]!.id;
+    await nextTurn();
   }
 }
 

@@ -265,6 +265,31 @@ describe("QR code batches (print runs)", () => {
     expect(parseCsv(await expired.text()).map((row) => row[2])).toEqual(["status", "expired", "expired"]);
   });
 
+  test("codes.csv gives the event loop turns while it is read, not only at its end", async () => {
+    const codes = await makeBatch({ bookId, quantity: 2_000 });
+    const response = await t.call("GET", `/activation-qr-code/batch/${codes[0]!.batchId}/codes.csv`, {
+      token: admin.token,
+    });
+    // A reader that pulls as fast as it can: without a turn between chunks the whole CSV is made
+    // in promise callbacks, and a callback scheduled with setImmediate runs only after its end.
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const reader = response.body!.getReader();
+    let turnsBeforeLastChunk = 0;
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) break;
+      turnsBeforeLastChunk = turns;
+    }
+    ticking = false;
+    expect(turnsBeforeLastChunk).toBeGreaterThanOrEqual(2);
+  });
+
   test.if(readsPdf)(
     "sheet.pdf: 100 codes print as vector symbols that decode to exactly those codes",
     async () => {
