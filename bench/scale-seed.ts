@@ -235,7 +235,8 @@ function sqliteDialect(url: string) {
 function postgresDialect(url: string) {
   const sql = new SQL(url, { max: 1 });
   const dialect: Dialect = {
-    series: (n) => `generate_series(1, ${n}) AS s(i)`,
+    // bigint: at S3 an id times 1,000 (a time offset in ms) passes int4.
+    series: (n) => `generate_series(1::bigint, ${n}::bigint) AS s(i)`,
     time: (ms) => `to_timestamp((${ms})::double precision / 1000)`,
     bool: (value) => (value ? "true" : "false"),
     uuid: (expr) => `(lpad(to_hex(${expr}), 8, '0') || '-0000-4000-8000-' || lpad(to_hex(${expr}), 12, '0'))`,
