@@ -77,7 +77,7 @@ export async function readAfter<Row>(
 }
 
 /** For each k, the rows tying with `last` on the first k terms and after it on term k+1. */
-export function keysetBranches<Row>(
+function keysetBranches<Row>(
   terms: readonly SortTerm<Row>[],
   last: Row,
   dialect: "sqlite" | "postgres",

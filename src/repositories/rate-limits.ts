@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import { and, gt, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { retryWhileBusy } from "../db/busy";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
@@ -98,10 +98,6 @@ export async function openCounts(db: Database, keys: readonly string[], now: Dat
   const placeholders: Record<string, unknown> = { now };
   for (const [i, key] of keys.entries()) placeholders[`key${i}`] = key;
   return rowsOf(db, statement(db), placeholders);
-}
-
-export async function clearKey(db: Database, key: string): Promise<void> {
-  await queuedWrite(db, (tx) => tx.orm.delete(db.tables.rateLimit).where(eq(db.tables.rateLimit.key, key)));
 }
 
 export async function deleteExpiredWindows(db: Database, now: Date): Promise<number> {

@@ -1,4 +1,4 @@
-import { and, eq, lte, or, sql } from "drizzle-orm";
+import { eq, lte, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { queuedWrite } from "../db/transaction";
@@ -62,16 +62,6 @@ export async function deleteEndedSessions(db: Database, now: Date, idleBefore: D
       .returning({ id: db.tables.userSession.id }),
   );
   return rows.length;
-}
-
-export async function countSessionsOfUser(db: Database, userUuid: string): Promise<number> {
-  const { userSession } = db.tables;
-  return (
-    await db.orm
-      .select({ id: userSession.id })
-      .from(userSession)
-      .where(and(eq(userSession.userUuid, userUuid)))
-  ).length;
 }
 
 /** Records a re-check of the account: its admin flag now, and the use that prompted it. */
