@@ -121,6 +121,9 @@ const EnvSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(8080),
     HOST: z.string().min(1).default("0.0.0.0"),
+    // Unset: no metrics listener. 0 lets the kernel pick (tests); never the public port (index.ts).
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    METRICS_HOST: z.string().min(1).default("127.0.0.1"),
     PUBLIC_URL: z
       .url({ protocol: /^https?$/ })
       .transform((url) => trimEndChars(url, "/"))
@@ -185,6 +188,10 @@ const EnvSchema = z
         message: "is required when STORE_DRIVER=wordpress",
       });
     }
+    // Metrics are never served on the public port (API.md §8).
+    if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+      ctx.addIssue({ code: "custom", path: ["METRICS_PORT"], message: "must differ from PORT" });
+    }
   });
 
 function isCronPattern(pattern: string): boolean {
@@ -199,6 +206,9 @@ function isCronPattern(pattern: string): boolean {
 export interface Config {
   port: number;
   host: string;
+  /** The Prometheus listener's port (API.md §8); undefined: no metrics listener. */
+  metricsPort: number | undefined;
+  metricsHost: string;
   publicUrl: string | undefined;
   dataDir: string;
   databaseUrl: string;
@@ -255,6 +265,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
     config: {
       port: e.PORT,
       host: e.HOST,
+      metricsPort: e.METRICS_PORT,
+      metricsHost: e.METRICS_HOST,
       publicUrl: e.PUBLIC_URL,
       dataDir,
       databaseUrl: e.DATABASE_URL ?? `sqlite:${resolve(dataDir, "bookdist.sqlite")}`,

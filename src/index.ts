@@ -4,12 +4,15 @@ import { createApp } from "./app";
 import { resolveJwtSecret } from "./auth/jwt-secret";
 import { loadConfigOrExit } from "./config";
 import { openDatabase } from "./db/client";
+import { listSnapshotSlots, openListSnapshots } from "./db/list-snapshot";
 import type { Deps } from "./deps";
 import { SHORT_IDLE_SECONDS, timeRequest, timeResponse } from "./http/connection-timeouts";
 import { lastResortResponse } from "./http/server-responses";
 import { startJobs } from "./jobs/scheduler";
 import { systemClock } from "./lib/clock";
 import { createLogger, describeError } from "./lib/logger";
+import { watchPool } from "./metrics/registry";
+import { startMetricsServer } from "./metrics/server";
 import { BlobStore } from "./storage/blob-store";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
 import { openStore } from "./store/open-store";
@@ -62,6 +65,17 @@ try {
     // started by mistake on the same port would silently take half the traffic.
     reusePort: false,
   });
+  watchPool({
+    // SQLite: the door's writer and the read-only reader (db/client.ts).
+    maxConnections: () => (database.db.dialect === "postgres" ? config.databasePoolMax : 2),
+    listSnapshotsOpen: () => openListSnapshots(database.db),
+    listSnapshotSlots: () => listSnapshotSlots(database.db),
+  });
+  // Its own listener, never the public one (API.md §8); unset METRICS_PORT: none.
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : startMetricsServer(config.metricsHost, config.metricsPort, logger);
   const jobs = startJobs(deps);
   logger.info("listening", { url: server.url.toString(), database: database.db.dialect, store: store.kind });
 
@@ -81,6 +95,8 @@ try {
       logger.warn("shutdown grace over: closing the connections still open", { signal });
       await server.stop(true);
     }
+    // Scraped until the public listener has drained, so the last requests are counted.
+    await metricsServer?.stop(true);
     await store.close();
     await database.close();
     logger.info("stopped");

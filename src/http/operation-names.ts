@@ -10,6 +10,9 @@ export interface OperationName {
   route: string;
 }
 
+/** The route label of requests no route took (404s, 405s): one label, however many paths. */
+export const UNMATCHED_ROUTE = "unmatched";
+
 /** What the app's OpenAPI registry holds (@asteasolutions/zod-to-openapi's definitions). */
 interface Registry {
   definitions: ReadonlyArray<
@@ -38,6 +41,18 @@ export class OperationNames {
     const ran = matchedRoutes(c)[c.req.routeIndex];
     if (ran === undefined) return undefined;
     return this.index().get(`${ran.method} ${ran.path}`);
+  }
+
+  /**
+   * The route a request is counted under (metrics' `route` label): its operation's path template,
+   * else the app's own route that answered it (an alias such as `/openapi.json`), else one label
+   * for everything no route took, so that made-up paths cannot grow the label set.
+   */
+  routeLabelOf(c: Context): string {
+    const operation = this.of(c);
+    if (operation !== undefined) return operation.route;
+    const ran = matchedRoutes(c)[c.req.routeIndex];
+    return ran === undefined || ran.path.includes("*") ? UNMATCHED_ROUTE : ran.path;
   }
 
   private index(): Map<string, OperationName> {

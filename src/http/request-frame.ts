@@ -4,6 +4,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../deps";
 import { PROBLEM_CONTENT_TYPE } from "../lib/problems";
+import { recordRequest } from "./access-log";
 import { HAL_CONTENT_TYPE } from "./hal";
 import { JSON_CONTENT_TYPE } from "./openapi";
 import type { OperationNames } from "./operation-names";
@@ -46,17 +47,17 @@ const CHARSET_LESS_JSON = new Map(
 );
 
 /**
- * Outermost middleware, so its headers and log line also cover onError, notFound and 405. The
- * log line names the operation the request reached (`operationId`, and its `route` template).
+ * Outermost middleware, so its headers, log line and metrics also cover onError, notFound and
+ * 405 (access-log.ts).
  */
 export function requestFrame(
   deps: Deps,
   services: AppVariables["services"],
   operations: OperationNames,
 ): MiddlewareHandler<AppBindings> {
-  const { logger } = deps;
   return async (c, next) => {
-    const started = logger.enabled("info") ? performance.now() : 0;
+    // Metrics time every request, whether the log is on or not.
+    const started = performance.now();
     const incoming = c.req.header(REQUEST_ID_HEADER);
     const requestId =
       incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
@@ -73,18 +74,6 @@ export function requestFrame(
     else if (type?.startsWith("text/html")) {
       for (const [name, value] of DOCUMENT_HEADERS) headers.set(name, value);
     }
-    if (!logger.enabled("info")) return;
-    // The path only: query strings may carry codes or names. No operation (a 404, a 405, an
-    // alias): no operationId and route (undefined fields are left out of the line).
-    const operation = operations.of(c);
-    logger.info("request", {
-      requestId,
-      method: c.req.method,
-      path: c.req.path,
-      operationId: operation?.operationId,
-      route: operation?.route,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
+    await recordRequest(c, operations, started);
   };
 }

@@ -1,8 +1,10 @@
 // The OpenAPI document and Swagger UI, with Swagger UI's assets served from the
 // swagger-ui-dist package so the UI works on closed networks.
+
 import { dirname, join } from "node:path";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import packageJson from "../../package.json" with { type: "json" };
 import { BASIC_SCHEME, BEARER_SCHEME } from "../http/access";
 import { defineRoute } from "../http/define-route";
 import { jsonContent, REQUEST_ID_HEADER, requestIdHeaderComponent } from "../http/openapi";
@@ -141,7 +143,8 @@ export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
       openapi: "3.1.0",
       info: {
         title: "bookdist",
-        version: "1.0.0",
+        // One version: package.json's, as /health answers it.
+        version: packageJson.version,
         description: "Distributes digital books and their companion Android apps.",
         license: { name: "Proprietary" },
         // Spectral's info-contact: whoever runs this instance is who SDK users reach.
@@ -172,8 +175,14 @@ export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
     const file = c.req.param("file");
     const contentType = assets[file];
     if (!contentType) throw new AppError("NOT_FOUND", "No such asset.");
-    return new Response(Bun.file(join(assetDir, file)), {
-      headers: { "Content-Type": contentType, "Cache-Control": "public, max-age=86400" },
+    const asset = Bun.file(join(assetDir, file));
+    // Declared, as a download's is: the access log reads a file body's size from it (request-frame.ts).
+    return new Response(asset, {
+      headers: {
+        "Content-Type": contentType,
+        "Cache-Control": "public, max-age=86400",
+        "Content-Length": String(asset.size),
+      },
     });
   });
 }

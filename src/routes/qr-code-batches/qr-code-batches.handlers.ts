@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { listRequestOf, respondList, respondResource } from "../../http/respond";
+import { markStreamedBody } from "../../http/streamed-body";
 import type { AppBindings, AppRouteHandler } from "../../http/types";
 import { describeError } from "../../lib/logger";
 import * as service from "../../services/qr-code-batches";
@@ -29,11 +30,13 @@ export const setQrCodeBatchEnabled: AppRouteHandler<typeof routes.setQrCodeBatch
 export const getQrCodeBatchCsv: AppRouteHandler<typeof routes.getQrCodeBatchCsv> = async (c) => {
   const { db, clock } = c.get("deps");
   const batch = await service.getQrCodeBatch(db, c.req.valid("param").id);
-  return c.body(reportingFailures(c, service.batchCsv(db, batch.id, clock.now())), 200, {
-    "Content-Type": "text/csv; charset=utf-8",
-    "Content-Disposition": `attachment; filename="batch-${batch.id}-codes.csv"`,
-    "Cache-Control": "private, no-store",
-  });
+  return markStreamedBody(
+    c.body(reportingFailures(c, service.batchCsv(db, batch.id, clock.now())), 200, {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="batch-${batch.id}-codes.csv"`,
+      "Cache-Control": "private, no-store",
+    }),
+  );
 };
 
 export const getQrCodeBatchSheet: AppRouteHandler<typeof routes.getQrCodeBatchSheet> = async (c) => {
@@ -44,11 +47,13 @@ export const getQrCodeBatchSheet: AppRouteHandler<typeof routes.getQrCodeBatchSh
     c.req.valid("query"),
     config.qrPayloadTemplate,
   );
-  return c.body(reportingFailures(c, sheet.stream), 200, {
-    "Content-Type": "application/pdf",
-    "Content-Disposition": `inline; filename="${sheet.filename}"`,
-    "Cache-Control": "private, no-store",
-  });
+  return markStreamedBody(
+    c.body(reportingFailures(c, sheet.stream), 200, {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `inline; filename="${sheet.filename}"`,
+      "Cache-Control": "private, no-store",
+    }),
+  );
 };
 
 /**

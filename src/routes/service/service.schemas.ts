@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 export const Health = z
   .object({
     status: z.enum(["ok", "unavailable"]).openapi({ example: "ok" }),
-    version: z.string().openapi({ example: "0.1.0", description: "bookdist's version (its package.json)" }),
+    version: z.string().openapi({ example: "1.0.0", description: "bookdist's version (its package.json)" }),
     database: z
       .enum(["ok", "unavailable"])
       .openapi({ example: "ok", description: "The database can be reached and written" }),

@@ -1,0 +1,109 @@
+// The access log and request metrics (API.md §8): one JSON line per request, written when its
+// body's last byte was handed to the server, and the http_* metrics and bookdist_* counters a
+// request's answer says something about. The path is logged without its query (codes, names,
+// presigned signatures); no header, token or body is.
+import type { Context } from "hono";
+import {
+  countDownloadBytes,
+  countLogin,
+  countRedemption,
+  countRegistration,
+  countThrottled,
+  httpRequestDuration,
+  httpRequests,
+  type Outcome,
+} from "../metrics/registry";
+import { clientAddressOf } from "./client-address";
+import { isStreamedList, markStreamedList } from "./list-stream";
+import { measureBody } from "./measured-body";
+import type { OperationNames } from "./operation-names";
+import { isStreamedBody } from "./streamed-body";
+import type { AppBindings } from "./types";
+
+/** Operations whose answers are counted by outcome (bookdist_logins_total and its kin). */
+const OUTCOME_COUNTERS: Record<string, (outcome: Outcome) => void> = {
+  login: countLogin,
+  register: countRegistration,
+  redeemActivationQrCode: countRedemption,
+};
+
+function outcomeOf(status: number): Outcome | undefined {
+  if (status === 429) return "throttled";
+  if (status < 300) return "success";
+  if (status < 500) return "failure";
+  return undefined; // a 5xx is the service's failure, not the client's: http_requests_total has it
+}
+
+/**
+ * Records the request `c` answered: now for a body already in memory or a file (whose size its
+ * Content-Length says: Bun sends it by sendfile, which tells nobody when it ends), or when the
+ * last byte of a streamed body went (a list, a CSV, a sheet). Replaces `c.res` when it has to
+ * measure or read its body.
+ */
+export async function recordRequest(
+  c: Context<AppBindings>,
+  operations: OperationNames,
+  started: number,
+): Promise<void> {
+  const { logger } = c.get("deps");
+  const operation = operations.of(c);
+  const route = operations.routeLabelOf(c);
+  const method = c.req.method;
+  const response = c.res;
+  const status = response.status;
+
+  const finish = (bytes: number, complete: boolean) => {
+    const seconds = (performance.now() - started) / 1000;
+    const labels = { method, route, status: String(status) };
+    httpRequests.inc(labels);
+    httpRequestDuration.observe(labels, seconds);
+    if (response.headers.get("accept-ranges") === "bytes" && (status === 200 || status === 206))
+      countDownloadBytes(bytes);
+    if (status === 429) countThrottled(operation?.operationId ?? route);
+    const outcome = outcomeOf(status);
+    if (operation !== undefined && outcome !== undefined) OUTCOME_COUNTERS[operation.operationId]?.(outcome);
+    if (!logger.enabled("info")) return;
+    // Undefined fields (no operation, no user) are left out of the line.
+    logger.info("request", {
+      requestId: c.get("requestId"),
+      method,
+      path: c.req.path,
+      route: operation?.route,
+      operationId: operation?.operationId,
+      status,
+      bytes,
+      ...(complete ? {} : { incomplete: true }),
+      durationMs: Math.round(seconds * 10_000) / 10,
+      client: clientAddressOf(c),
+      user: c.get("principal")?.userUuid,
+    });
+  };
+
+  const noBody = method === "HEAD" || status === 204 || status === 304;
+  const declared = response.headers.get("content-length");
+  if (isStreamedList(response) || isStreamedBody(response)) {
+    const measured = measureBody(response, finish);
+    replaceResponse(c, isStreamedList(response) ? markStreamedList(measured) : measured);
+  } else if (noBody) {
+    finish(0, true);
+  } else if (declared !== null) {
+    // A file (sendfile) or a body that says its size; its body is not touched, which would turn
+    // a file into a stream and lose sendfile and Content-Length.
+    finish(Number(declared), true);
+  } else {
+    // Every other body of the app is built in memory (JSON, a PNG symbol, a page): reading it
+    // back copies bytes already held, and a body of known size keeps its Content-Length.
+    const body = await response.arrayBuffer();
+    replaceResponse(c, new Response(body, response));
+    finish(body.byteLength, true);
+  }
+}
+
+/**
+ * Sets `c.res` to `response` as it is: hono merges a new response into the old one by building a
+ * third from its body, which would make any body a stream (and drop marks and Content-Length).
+ */
+function replaceResponse(c: Context<AppBindings>, response: Response): void {
+  c.res = undefined;
+  c.res = response;
+}
