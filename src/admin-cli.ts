@@ -1,7 +1,10 @@
 // `bun run admin grant|revoke <email-or-login>` and `bun run admin list`: the only way to make an
 // admin besides the store's own roles. Same environment (and .env) as the server; safe to run
 // while it serves (SQLite in WAL mode, Postgres), and live sessions see the change at once.
+// `bun run admin backup|restore <dir>`: backup/backup.ts.
+import packageJson from "../package.json" with { type: "json" };
 import { rolesFor } from "./auth/principal";
+import { BackupError, backup, restore } from "./backup/backup";
 import { loadConfigOrExit } from "./config";
 import { openDatabase } from "./db/client";
 import { systemClock } from "./lib/clock";
@@ -11,16 +14,23 @@ import { makeDataDirPrivate } from "./storage/private-data-dir";
 import type { StoreUser } from "./store/directory";
 import { openStore } from "./store/open-store";
 
-const USAGE = "usage: bun run admin grant <email-or-login> | revoke <email-or-login> | list";
+const USAGE =
+  "usage: bun run admin grant <email-or-login> | revoke <email-or-login> | list | backup <dir> | restore <dir>";
 
 const [command, identifier, ...rest] = process.argv.slice(2);
 const needsUser = command === "grant" || command === "revoke";
-if (!(needsUser && identifier && rest.length === 0) && !(command === "list" && identifier === undefined)) {
+const needsFolder = command === "backup" || command === "restore";
+if (
+  !((needsUser || needsFolder) && identifier && rest.length === 0) &&
+  !(command === "list" && identifier === undefined)
+) {
   console.error(USAGE);
   process.exit(2);
 }
 
 const config = loadConfigOrExit();
+// Before the database is opened: a restore needs DATA_DIR empty, with no database file made yet.
+if (needsFolder) process.exit(await backupCommand(command, identifier!));
 makeDataDirPrivate(config.dataDir);
 const database = await openDatabase(config.databaseUrl, { migrate: true });
 const store = await openStore(config, database.db, systemClock);
@@ -61,3 +71,32 @@ try {
   await database.close();
 }
 process.exit(exitCode);
+
+async function backupCommand(command: "backup" | "restore", folder: string): Promise<number> {
+  // What either writes is this service's alone (umask 077), as the server's own files are.
+  process.umask(0o077);
+  const started = performance.now();
+  const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
+  try {
+    if (command === "backup") {
+      const report = await backup(config, folder, packageJson.version);
+      for (const note of report.notes) console.log(`note: ${note}`);
+      console.log(
+        `backed up ${report.database === "sqlite" ? "the database, " : ""}${report.blobs} blobs (${report.blobBytes} bytes)${report.jwtSecret ? " and the jwt-secret" : ""} to ${folder} in ${seconds()} s`,
+      );
+    } else {
+      const { manifest, notes } = await restore(config, folder);
+      for (const note of notes) console.log(`note: ${note}`);
+      console.log(
+        `restored the backup of ${manifest.createdAt} (version ${manifest.version}) into ${config.dataDir} in ${seconds()} s; start the server there`,
+      );
+    }
+    return 0;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(
+      `bookdist admin: ${command} failed: ${error instanceof BackupError ? "" : "unexpected: "}${message}`,
+    );
+    return 1;
+  }
+}

@@ -27,3 +27,13 @@ export function requireTool(names: string | string[], debianPackage: string): bo
   const missing = [names].flat().filter((name) => Bun.which(name) === null);
   return requires(missing.length === 0, `${missing.join(", ")} not found (Debian package ${debianPackage})`);
 }
+
+/**
+ * Tests of one variant of the suite (SQLite or Postgres, a server given or not): true when this
+ * run is that variant; otherwise prints `skip: <reason>`. Never a failure under CI, which runs
+ * every variant (.ci/run).
+ */
+export function onlyIn(variant: boolean, reason: string): boolean {
+  if (!variant) console.log(`skip: ${reason}`);
+  return variant;
+}
