@@ -94,6 +94,20 @@ describe("configuration", () => {
     return result.ok ? [] : result.problems;
   };
 
+  test("metrics: off unless METRICS_PORT is set, on 127.0.0.1 by default, never on PORT", () => {
+    const off = parseConfig({});
+    if (!off.ok) throw new Error(off.problems.join());
+    expect(off.config.metricsPort).toBeUndefined();
+    const on = parseConfig({ METRICS_PORT: "9464" });
+    if (!on.ok) throw new Error(on.problems.join());
+    expect(on.config).toMatchObject({ metricsPort: 9464, metricsHost: "127.0.0.1" });
+    expect(problemsOf({ PORT: "9000", METRICS_PORT: "9000" })).toEqual([
+      "METRICS_PORT: must differ from PORT",
+    ]);
+    expect(problemsOf({ METRICS_PORT: "8080" })).toEqual(["METRICS_PORT: must differ from PORT"]);
+    expect(problemsOf({ METRICS_PORT: "nine" })).toHaveLength(1);
+  });
+
   test("ADMIN_EMAILS is retired: one line naming `bun run admin grant`", () => {
     const problems = problemsOf({ ADMIN_EMAILS: "boss@example.com" });
     expect(problems).toHaveLength(1);
