@@ -13,6 +13,7 @@ import { queuedWrite, TransactionOutlivedTurnError, withTransaction } from "../.
 import { createLogger } from "../../src/lib/logger";
 import { findBook } from "../../src/repositories/books";
 import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
+import { onlyIn } from "../helpers/requires";
 
 const newBook = (title: string) => {
   const now = new Date();
@@ -97,54 +98,57 @@ describe(`the write door (${testDialect})`, () => {
   });
 });
 
-describe.if(testDialect === "sqlite")("the write door (SQLite only)", () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(() => database.drop());
-
-  test("a write made with the plain handle fails", async () => {
-    const { db } = database.handle;
-    await expect(Promise.resolve(db.orm.insert(db.tables.book).values(newBook("Stray")))).rejects.toThrow(
-      /readonly/,
-    );
-    expect(await booksTitled(db, "Stray")).toHaveLength(0);
-  });
-
-  test("a transaction's handle kept after its transaction ended writes no more", async () => {
-    const { db } = database.handle;
-    const kept = await withTransaction(db, async (tx) => tx);
-    await expect(Promise.resolve(kept.orm.insert(kept.tables.book).values(newBook("Late")))).rejects.toThrow(
-      /outside withTransaction/,
-    );
-    expect(await booksTitled(db, "Late")).toHaveLength(0);
-  });
-
-  test("in production a transaction that outlives its turn logs one line without SQL and commits", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "bookdist-door-"));
-    const lines: string[] = [];
-    const handle = await openDatabase(`sqlite:${join(dir, "db.sqlite")}`, {
-      migrate: true,
-      logger: createLogger("info", (line) => lines.push(line)),
+describe.if(onlyIn(testDialect === "sqlite", "the SQLite write door: runs without TEST_DATABASE_URL"))(
+  "the write door (SQLite only)",
+  () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await createTestDatabase();
     });
-    try {
-      const { db } = handle;
-      await withTransaction(db, async (tx) => {
-        await insertBook(tx, "Slow but kept");
-        await Bun.sleep(1);
-      });
-      expect(await booksTitled(db, "Slow but kept")).toHaveLength(1);
-      expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", alarm: "transaction" });
-      expect(lines[0]).not.toMatch(/insert|book/i);
-    } finally {
-      await handle.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    afterAll(() => database.drop());
 
-  test("an in-memory database is refused: its reader would be another database", async () => {
-    await expect(openDatabase("sqlite::memory:")).rejects.toThrow(/not :memory:/);
-  });
-});
+    test("a write made with the plain handle fails", async () => {
+      const { db } = database.handle;
+      await expect(Promise.resolve(db.orm.insert(db.tables.book).values(newBook("Stray")))).rejects.toThrow(
+        /readonly/,
+      );
+      expect(await booksTitled(db, "Stray")).toHaveLength(0);
+    });
+
+    test("a transaction's handle kept after its transaction ended writes no more", async () => {
+      const { db } = database.handle;
+      const kept = await withTransaction(db, async (tx) => tx);
+      await expect(
+        Promise.resolve(kept.orm.insert(kept.tables.book).values(newBook("Late"))),
+      ).rejects.toThrow(/outside withTransaction/);
+      expect(await booksTitled(db, "Late")).toHaveLength(0);
+    });
+
+    test("in production a transaction that outlives its turn logs one line without SQL and commits", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "bookdist-door-"));
+      const lines: string[] = [];
+      const handle = await openDatabase(`sqlite:${join(dir, "db.sqlite")}`, {
+        migrate: true,
+        logger: createLogger("info", (line) => lines.push(line)),
+      });
+      try {
+        const { db } = handle;
+        await withTransaction(db, async (tx) => {
+          await insertBook(tx, "Slow but kept");
+          await Bun.sleep(1);
+        });
+        expect(await booksTitled(db, "Slow but kept")).toHaveLength(1);
+        expect(lines).toHaveLength(1);
+        expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", alarm: "transaction" });
+        expect(lines[0]).not.toMatch(/insert|book/i);
+      } finally {
+        await handle.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    test("an in-memory database is refused: its reader would be another database", async () => {
+      await expect(openDatabase("sqlite::memory:")).rejects.toThrow(/not :memory:/);
+    });
+  },
+);

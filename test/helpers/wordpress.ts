@@ -3,12 +3,21 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import mysql, { type Connection } from "mysql2/promise";
+import { onlyIn } from "./requires";
 
 /** The WordPress schema, three-user fixture and password vectors (test/fixtures/wordpress). */
 export const wordpressFixtures = join(import.meta.dir, "..", "fixtures", "wordpress");
 
 /** Set to run the WordPress store suites, e.g. mysql://root@127.0.0.1:3306 */
 export const storeServerUrl = process.env.TEST_STORE_DATABASE_URL;
+
+/** Whether the WordPress store tests run: with TEST_STORE_DATABASE_URL; else one line says so. */
+export function requireStoreServer(): boolean {
+  return onlyIn(
+    storeServerUrl !== undefined,
+    "WordPress store tests need MySQL/MariaDB: set TEST_STORE_DATABASE_URL (e.g. mysql://root@127.0.0.1:3306)",
+  );
+}
 
 /** The three fixture users of schema.sql, each with the password WORDPRESS.md gives and its roles here. */
 export const fixtureLogins = [

@@ -18,6 +18,7 @@ import { WordPressStore } from "../../src/store/wordpress";
 import { createTestDatabase, type TestDatabase } from "../helpers/databases";
 import {
   createWordPressDatabase,
+  requireStoreServer,
   storeServerUrl,
   type WordPressDatabase,
   wordpressFixtures,
@@ -763,9 +764,7 @@ if (storeServerUrl) {
     });
   });
 } else {
-  describe.skip("StoreDirectory contract: wordpress (set TEST_STORE_DATABASE_URL to run)", () => {
-    test("needs MySQL/MariaDB", () => {});
-  });
+  requireStoreServer();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,12 @@ import { openStore } from "../../src/store/open-store";
 import { testDialect } from "../helpers/databases";
 import { bodyAs } from "../helpers/responses";
 import { createTestApp, type TestApp } from "../helpers/test-app";
-import { createWordPressDatabase, storeServerUrl, type WordPressDatabase } from "../helpers/wordpress";
+import {
+  createWordPressDatabase,
+  requireStoreServer,
+  storeServerUrl,
+  type WordPressDatabase,
+} from "../helpers/wordpress";
 
 const VICTIM_PASSWORD = "victim's own passphrase";
 const ATTACKER_PASSWORD = "attacker passphrase 1";
@@ -103,7 +108,7 @@ describe(`login shadowing, embedded store (${testDialect})`, () => {
   });
 });
 
-describe.skipIf(!storeServerUrl)("login shadowing, WordPress store (MariaDB)", () => {
+describe.if(requireStoreServer())("login shadowing, WordPress store (MariaDB)", () => {
   let wp: WordPressDatabase;
   let t: TestApp;
   beforeAll(async () => {

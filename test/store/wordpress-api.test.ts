@@ -12,6 +12,7 @@ import { createTestApp, type TestApp } from "../helpers/test-app";
 import {
   createWordPressDatabase,
   fixtureLogins,
+  requireStoreServer,
   storeServerUrl,
   type WordPressDatabase,
 } from "../helpers/wordpress";
@@ -38,7 +39,7 @@ function wordPressApp(url: string): Promise<TestApp> {
   });
 }
 
-describe.skipIf(!storeServerUrl)("the app over a WordPress shop", () => {
+describe.if(requireStoreServer())("the app over a WordPress shop", () => {
   let wp: WordPressDatabase;
   let t: TestApp;
 

@@ -8,6 +8,7 @@ import { openStore } from "../../src/store/open-store";
 import { createTestApp, type TestApp } from "../helpers/test-app";
 import {
   createWordPressDatabase,
+  requireStoreServer,
   storeServerUrl,
   type WordPressDatabase,
   wordpressFixtures,
@@ -38,7 +39,7 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
-describe.skipIf(!storeServerUrl)("the WordPress store's hashes (MariaDB)", () => {
+describe.if(requireStoreServer())("the WordPress store's hashes (MariaDB)", () => {
   let wp: WordPressDatabase;
   let t: TestApp;
   const login = (email: string, password: string) =>
@@ -105,7 +106,7 @@ describe.skipIf(!storeServerUrl)("the WordPress store's hashes (MariaDB)", () =>
   }, 60_000);
 });
 
-describe.skipIf(!storeServerUrl)("the login throttle on the WordPress store (MariaDB)", () => {
+describe.if(requireStoreServer())("the login throttle on the WordPress store (MariaDB)", () => {
   let wp: WordPressDatabase;
   let t: TestApp;
   beforeAll(async () => {

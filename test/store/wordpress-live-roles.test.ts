@@ -13,6 +13,7 @@ import { createTestApp, type TestApp } from "../helpers/test-app";
 import {
   createWordPressDatabase,
   fixtureLogins,
+  requireStoreServer,
   storeServerUrl,
   type WordPressDatabase,
 } from "../helpers/wordpress";
@@ -23,7 +24,7 @@ const [admin, manager, jane] = fixtureLogins;
 // A bcrypt hash of another password, as WordPress writes when a password is reset.
 const OTHER_HASH = "$wp$2y$10$0ZbQ7wVhC7.z6X2I0Rk0E.4E2xDdlgGzvPz6cI2kQ8f4oP5LwF1mC";
 
-describe.skipIf(!storeServerUrl)("live roles over a WordPress shop, two instances", () => {
+describe.if(requireStoreServer())("live roles over a WordPress shop, two instances", () => {
   let wp: WordPressDatabase;
   let t: TestApp;
   let other: App;

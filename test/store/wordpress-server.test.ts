@@ -10,13 +10,14 @@ import { type RealServer, startRealServer } from "../helpers/real-server";
 import {
   createWordPressDatabase,
   fixtureLogins,
+  requireStoreServer,
   storeServerUrl,
   type WordPressDatabase,
 } from "../helpers/wordpress";
 
 const UUID_KEY = "_bookdist_uuid";
 
-describe.skipIf(!storeServerUrl)("the running server with STORE_DRIVER=wordpress", () => {
+describe.if(requireStoreServer())("the running server with STORE_DRIVER=wordpress", () => {
   let wp: WordPressDatabase;
   let server: RealServer;
 

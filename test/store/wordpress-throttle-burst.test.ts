@@ -8,11 +8,12 @@ import { type RealServer, startRealServer } from "../helpers/real-server";
 import {
   createWordPressDatabase,
   fixtureLogins,
+  requireStoreServer,
   storeServerUrl,
   type WordPressDatabase,
 } from "../helpers/wordpress";
 
-describe.skipIf(!storeServerUrl)("login bursts on the WordPress store, real server (MariaDB)", () => {
+describe.if(requireStoreServer())("login bursts on the WordPress store, real server (MariaDB)", () => {
   let wp: WordPressDatabase;
   let server: RealServer;
 
