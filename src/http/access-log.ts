@@ -9,9 +9,8 @@ import {
   countRedemption,
   countRegistration,
   countThrottled,
-  httpRequestDuration,
-  httpRequests,
   type Outcome,
+  observeRequest,
 } from "../metrics/registry";
 import { clientAddressOf } from "./client-address";
 import { isStreamedList, markStreamedList } from "./list-stream";
@@ -40,11 +39,11 @@ function outcomeOf(status: number): Outcome | undefined {
  * last byte of a streamed body went (a list, a CSV, a sheet). Replaces `c.res` when it has to
  * measure or read its body.
  */
-export async function recordRequest(
+export function recordRequest(
   c: Context<AppBindings>,
   operations: OperationNames,
   started: number,
-): Promise<void> {
+): Promise<void> | undefined {
   const { logger } = c.get("deps");
   const operation = operations.of(c);
   const route = operations.routeLabelOf(c);
@@ -54,9 +53,7 @@ export async function recordRequest(
 
   const finish = (bytes: number, complete: boolean) => {
     const seconds = (performance.now() - started) / 1000;
-    const labels = { method, route, status: String(status) };
-    httpRequests.inc(labels);
-    httpRequestDuration.observe(labels, seconds);
+    observeRequest(method, route, status, seconds);
     if (response.headers.get("accept-ranges") === "bytes" && (status === 200 || status === 206))
       countDownloadBytes(bytes);
     if (status === 429) countThrottled(operation?.operationId ?? route);
@@ -90,13 +87,28 @@ export async function recordRequest(
     // A file (sendfile) or a body that says its size; its body is not touched, which would turn
     // a file into a stream and lose sendfile and Content-Length.
     finish(Number(declared), true);
+  } else if (!logger.enabled("info")) {
+    // Only the log line needs an in-memory body's size.
+    finish(0, true);
   } else {
-    // Every other body of the app is built in memory (JSON, a PNG symbol, a page): reading it
-    // back copies bytes already held, and a body of known size keeps its Content-Length.
-    const body = await response.arrayBuffer();
-    replaceResponse(c, new Response(body, response));
-    finish(body.byteLength, true);
+    return readInMemoryBody(c, response, finish);
   }
+  return undefined;
+}
+
+/**
+ * Every other body of the app is built in memory (JSON, a PNG symbol, a page): reading it back
+ * copies bytes already held (about a microsecond for a page of JSON), and a body of known size
+ * keeps its Content-Length.
+ */
+async function readInMemoryBody(
+  c: Context<AppBindings>,
+  response: Response,
+  finish: (bytes: number, complete: boolean) => void,
+): Promise<void> {
+  const body = await response.arrayBuffer();
+  replaceResponse(c, new Response(body, response));
+  finish(body.byteLength, true);
 }
 
 /**

@@ -74,6 +74,8 @@ export function requestFrame(
     else if (type?.startsWith("text/html")) {
       for (const [name, value] of DOCUMENT_HEADERS) headers.set(name, value);
     }
-    await recordRequest(c, operations, started);
+    // Awaited only when it reads a body: each await is one more turn of the microtask queue.
+    const reading = recordRequest(c, operations, started);
+    if (reading !== undefined) await reading;
   };
 }

@@ -20,14 +20,14 @@ for (const name of [
 
 const requestLabels = ["method", "route", "status"] as const;
 
-export const httpRequests = new Counter({
+const httpRequests = new Counter({
   name: "http_requests_total",
   help: "Requests answered, by method, route template (unmatched paths share one label) and status.",
   labelNames: requestLabels,
   registers: [registry],
 });
 
-export const httpRequestDuration = new Histogram({
+const httpRequestDuration = new Histogram({
   name: "http_request_duration_seconds",
   help: "Time from a request's arrival to its last body byte, by method, route template and status.",
   labelNames: requestLabels,
@@ -35,6 +35,28 @@ export const httpRequestDuration = new Histogram({
   buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
   registers: [registry],
 });
+
+/**
+ * Counts one answered request. The label children are kept by their label text: prom-client
+ * would otherwise hash the label object of both metrics on every request. The set is bounded as
+ * the labels are (route templates, methods, statuses).
+ */
+export function observeRequest(method: string, route: string, status: number, seconds: number): void {
+  const key = `${method} ${status} ${route}`;
+  let child = requestChildren.get(key);
+  if (child === undefined) {
+    const labels = { method, route, status: String(status) };
+    child = { count: httpRequests.labels(labels), duration: httpRequestDuration.labels(labels) };
+    requestChildren.set(key, child);
+  }
+  child.count.inc();
+  child.duration.observe(seconds);
+}
+
+const requestChildren = new Map<
+  string,
+  { count: ReturnType<typeof httpRequests.labels>; duration: ReturnType<typeof httpRequestDuration.labels> }
+>();
 
 const logins = new Counter({
   name: "bookdist_logins_total",
