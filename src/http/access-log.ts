@@ -45,8 +45,7 @@ export function recordRequest(
   started: number,
 ): Promise<void> | undefined {
   const { logger } = c.get("deps");
-  const operation = operations.of(c);
-  const route = operations.routeLabelOf(c);
+  const { operation, route } = operations.answered(c);
   const method = c.req.method;
   const response = c.res;
   const status = response.status;

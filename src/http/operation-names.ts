@@ -32,27 +32,20 @@ export class OperationNames {
   constructor(private readonly registry: Registry) {}
 
   /**
-   * The operation whose handler (or whose access check or validator) answered `c`; undefined
-   * for a request no operation took: a 404, a 405, an alias such as `/openapi.json`. Asked after
-   * the request ran, when `routeIndex` is the matched entry that ran last: a middleware of the
-   * app ("*") when nothing matched, else the operation's own handler chain.
+   * The operation whose handler (or whose access check or validator) answered `c` (undefined for
+   * a request no operation took: a 404, a 405, an alias such as `/openapi.json`), and the route it
+   * is counted under (metrics' `route` label): the operation's path template, else the app's own
+   * route that answered it (the alias), else one label for everything no route took, so that
+   * made-up paths cannot grow the label set. Asked after the request ran, when `routeIndex` is
+   * the matched entry that ran last: a middleware of the app ("*") when nothing matched, else the
+   * operation's own handler chain. One look at hono's match for both.
    */
-  of(c: Context): OperationName | undefined {
+  answered(c: Context): { operation: OperationName | undefined; route: string } {
     const ran = matchedRoutes(c)[c.req.routeIndex];
-    if (ran === undefined) return undefined;
-    return this.index().get(`${ran.method} ${ran.path}`);
-  }
-
-  /**
-   * The route a request is counted under (metrics' `route` label): its operation's path template,
-   * else the app's own route that answered it (an alias such as `/openapi.json`), else one label
-   * for everything no route took, so that made-up paths cannot grow the label set.
-   */
-  routeLabelOf(c: Context): string {
-    const operation = this.of(c);
-    if (operation !== undefined) return operation.route;
-    const ran = matchedRoutes(c)[c.req.routeIndex];
-    return ran === undefined || ran.path.includes("*") ? UNMATCHED_ROUTE : ran.path;
+    if (ran === undefined) return { operation: undefined, route: UNMATCHED_ROUTE };
+    const operation = this.index().get(`${ran.method} ${ran.path}`);
+    if (operation !== undefined) return { operation, route: operation.route };
+    return { operation, route: ran.path.includes("*") ? UNMATCHED_ROUTE : ran.path };
   }
 
   private index(): Map<string, OperationName> {
