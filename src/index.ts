@@ -72,10 +72,16 @@ try {
     listSnapshotSlots: () => listSnapshotSlots(database.db),
   });
   // Its own listener, never the public one (API.md §8); unset METRICS_PORT: none.
-  const metricsServer =
-    config.metricsPort === undefined
-      ? undefined
-      : startMetricsServer(config.metricsHost, config.metricsPort, logger);
+  let metricsServer: ReturnType<typeof startMetricsServer> | undefined;
+  try {
+    if (config.metricsPort !== undefined)
+      metricsServer = startMetricsServer(config.metricsHost, config.metricsPort, logger);
+  } catch (error) {
+    // Told apart from the public port's, in one line as that one is.
+    if (!isPortInUse(error)) throw error;
+    logger.error(`metrics port ${config.metricsPort} is already in use`, { host: config.metricsHost });
+    process.exit(1);
+  }
   const jobs = startJobs(deps);
   logger.info("listening", { url: server.url.toString(), database: database.db.dialect, store: store.kind });
 

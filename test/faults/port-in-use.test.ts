@@ -5,12 +5,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
+import { freePort, type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 describe("a second server on a busy port", () => {
   const dataDirs = [
     mkdtempSync(join(tmpdir(), "bookdist-port-a-")),
     mkdtempSync(join(tmpdir(), "bookdist-port-b-")),
+    mkdtempSync(join(tmpdir(), "bookdist-port-c-")),
+    mkdtempSync(join(tmpdir(), "bookdist-port-d-")),
   ];
   const servers: SpawnedServer[] = [];
   afterAll(async () => {
@@ -38,5 +40,27 @@ describe("a second server on a busy port", () => {
     expect(lines[0]).not.toContain(" at ");
     for (let i = 0; i < 5; i++) expect((await fetch(`${first.url}/health`)).status).toBe(200);
     expect(first.process.exitCode).toBeNull();
+  }, 60_000);
+
+  test("a metrics port in use stops the second server with one line naming that port", async () => {
+    const metricsPort = freePort();
+    const first = await spawnServer({ dataDir: dataDirs[2]!, env: { METRICS_PORT: String(metricsPort) } });
+    servers.push(first);
+    const second = await spawnServer({
+      dataDir: dataDirs[3]!,
+      env: { METRICS_PORT: String(metricsPort) },
+      waitHealthy: false,
+    });
+    servers.push(second);
+    const code = await Promise.race([second.exited, Bun.sleep(15_000).then(() => null)]);
+    const errors = second
+      .output()
+      .trim()
+      .split("\n")
+      .filter((line) => line.includes('"level":"error"'));
+    expect(code).toBe(1);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(`metrics port ${metricsPort} is already in use`);
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
   }, 60_000);
 });
