@@ -92,6 +92,9 @@ describe.if(hasShellTools)("the README's walk-through against a fresh server", (
       }).then((r) => r.arrayBuffer());
     }
     await fetch(`${server.url}/made-up/${crypto.randomUUID()}`).then((r) => r.arrayBuffer());
+    // Secrets in query strings: a versioned APK link's sha256, a token someone put in a URL.
+    await fetch(`${server.url}/apk/1/download?sha256=${"ab".repeat(32)}`).then((r) => r.arrayBuffer());
+    await fetch(`${server.url}/book/count?access_token=QUERY-SECRET-VALUE`).then((r) => r.arrayBuffer());
 
     const scraped = await fetch(metricsUrl);
     contentType = scraped.headers.get("content-type");
@@ -207,7 +210,7 @@ describe.if(hasShellTools)("the README's walk-through against a fresh server", (
       /correct horse|another long password|wrong password/,
       /"password"/i,
       /[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}/, // an activation code
-      /sha256=|X-Amz-Signature|Signature=/i, // a query secret, a presigned URL's signature
+      /sha256=|X-Amz-Signature|Signature=|QUERY-SECRET-VALUE/i, // query secrets, a presigned URL's signature
       /Authorization/i,
     ]) {
       expect(log, String(secret)).not.toMatch(secret);
