@@ -1,0 +1,20 @@
+// Every grant and every revocation a shop order makes is reported here, by one function each, after
+// its transaction committed: the log line (order, book, user) and, at the coordinator's merge, the
+// bookdist_shop_grants_total / bookdist_shop_revocations_total counters.
+import type { Logger } from "../lib/logger";
+
+export interface GrantEvent {
+  orderId: number;
+  lineItemId: number;
+  bookId: number;
+  userUuid: string;
+  activationId: number;
+}
+
+export function reportGrant(logger: Logger, event: GrantEvent): void {
+  logger.info("shop order granted a book", { ...event });
+}
+
+export function reportRevocation(logger: Logger, event: GrantEvent): void {
+  logger.info("shop order revoked a book", { ...event });
+}
