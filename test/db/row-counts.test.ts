@@ -295,6 +295,7 @@ describe(`migration 0004 backfills the counters of a database filled before it (
       activation: 1,
       activation_qr_code: 7,
       apk: 0,
+      shop_product: 0,
     });
     // And it goes on counting from there.
     await deleteBook(db, 3);
