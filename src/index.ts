@@ -12,6 +12,7 @@ import { systemClock } from "./lib/clock";
 import { createLogger, describeError } from "./lib/logger";
 import { BlobStore } from "./storage/blob-store";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
+import { openShop } from "./store/open-shop";
 import { openStore } from "./store/open-store";
 
 const config = loadConfigOrExit();
@@ -26,6 +27,7 @@ try {
     logger,
   });
   const store = await openStore(config, database.db, systemClock);
+  const shop = await openShop(config, { db: database.db, clock: systemClock, logger, store });
   const blobs = new BlobStore(join(config.dataDir, "blobs"));
   await blobs.init();
   // Uploads cut off by a crash or SIGKILL of an earlier run leave temp files; none is a blob.
@@ -36,6 +38,7 @@ try {
     db: database.db,
     pingDatabase: () => database.ping(),
     store,
+    shop,
     blobs,
     clock: systemClock,
     logger,
@@ -81,6 +84,7 @@ try {
       logger.warn("shutdown grace over: closing the connections still open", { signal });
       await server.stop(true);
     }
+    await shop?.close();
     await store.close();
     await database.close();
     logger.info("stopped");
