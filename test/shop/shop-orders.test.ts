@@ -448,6 +448,16 @@ describe.each(["hpos", "posts"] as Storage[])("shop orders grant books (%s stora
           body,
         });
       expect((await deliver(undefined)).status).toBe(401);
+      // Bounded like every JSON body (1 MiB), before the signature is even computed.
+      const huge = await t.call("POST", "/shop/webhook", {
+        headers: {
+          "Content-Type": "application/json",
+          "X-WC-Webhook-Signature": "x",
+          "X-WC-Webhook-Topic": "order.updated",
+        },
+        body: `{"id":1,"pad":"${"a".repeat(2 * 1024 * 1024)}"}`,
+      });
+      expect(huge.status).toBe(413);
       expect((await deliver(phpSignature(body, "another secret"))).status).toBe(401);
       expect((await deliver(phpSignature(`${body} `, SECRET))).status).toBe(401);
       expect(await shelf(buyer.token)).toEqual([]);
