@@ -62,9 +62,52 @@ function shopUnavailable(): AppError {
   });
 }
 
+/**
+ * Every statement the reader sends, by name: one place, so that bench/shop-explain.ts EXPLAINs
+ * exactly these. `prefix` has been checked against IDENTIFIER.
+ */
+export function orderQueries(prefix: string) {
+  const t = (name: string) => `\`${prefix}${name}\``;
+  const list = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+  return {
+    storageOption: `SELECT option_value FROM ${t("options")} WHERE option_name = 'woocommerce_custom_orders_table_enabled'`,
+    hposProbe:
+      "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
+    // Refunds answer for their parent order; (modified, row id) is the keyset.
+    changedHpos: (limit: number) =>
+      `SELECT id AS row_id, IF(type = 'shop_order_refund', parent_order_id, id) AS order_id,
+         date_updated_gmt AS modified
+       FROM ${t("wc_orders")}
+       WHERE date_updated_gmt >= ? AND (date_updated_gmt > ? OR id > ?)
+         AND type IN ('shop_order', 'shop_order_refund')
+       ORDER BY date_updated_gmt, id LIMIT ${Number(limit)}`,
+    changedPosts: (limit: number) =>
+      `SELECT ID AS row_id, IF(post_type = 'shop_order_refund', post_parent, ID) AS order_id,
+         post_modified_gmt AS modified
+       FROM ${t("posts")}
+       WHERE post_type IN ('shop_order', 'shop_order_refund')
+         AND post_modified_gmt >= ? AND (post_modified_gmt > ? OR ID > ?)
+       ORDER BY post_modified_gmt, ID LIMIT ${Number(limit)}`,
+    hposOrder: `SELECT status, customer_id, billing_email FROM ${t("wc_orders")} WHERE id = ? AND type = 'shop_order'`,
+    hposRefunds: `SELECT id FROM ${t("wc_orders")} WHERE parent_order_id = ? AND type = 'shop_order_refund'`,
+    postsOrder: `SELECT post_status FROM ${t("posts")} WHERE ID = ? AND post_type = 'shop_order'`,
+    postsMeta: `SELECT meta_key, meta_value FROM ${t("postmeta")}
+       WHERE post_id = ? AND meta_key IN ('_customer_user', '_billing_email') ORDER BY meta_id`,
+    postsRefunds: `SELECT ID FROM ${t("posts")} WHERE post_parent = ? AND post_type = 'shop_order_refund'`,
+    lines: (orders: number) =>
+      `SELECT i.order_item_id, i.order_id, m.meta_key, m.meta_value
+       FROM ${t("woocommerce_order_items")} i
+       JOIN ${t("woocommerce_order_itemmeta")} m ON m.order_item_id = i.order_item_id
+       WHERE i.order_id IN (${list(orders)}) AND i.order_item_type = 'line_item'
+         AND m.meta_key IN (${list(LINE_META_KEYS.length)})
+       ORDER BY i.order_item_id, m.meta_id`,
+  };
+}
+
 export class WooCommerceOrders {
   private readonly pool: Pool;
   private readonly prefix: string;
+  private readonly sql: ReturnType<typeof orderQueries>;
   private closed = false;
 
   constructor(options: WooCommerceOrdersOptions) {
@@ -72,6 +115,7 @@ export class WooCommerceOrders {
     if (!IDENTIFIER.test(options.tablePrefix))
       throw new Error("The store table prefix may hold only letters, digits and underscores");
     this.prefix = options.tablePrefix;
+    this.sql = orderQueries(options.tablePrefix);
     this.pool = mysql.createPool({
       uri: options.url,
       // Reconciliation reads one order at a time: a few connections are plenty.
@@ -85,10 +129,6 @@ export class WooCommerceOrders {
       supportBigNumbers: true,
       bigNumberStrings: true,
     });
-  }
-
-  private table(name: string): string {
-    return `\`${this.prefix}${name}\``;
   }
 
   private async rows<T extends RowDataPacket>(sql: string, values: (string | number)[] = []): Promise<T[]> {
@@ -111,14 +151,9 @@ export class WooCommerceOrders {
    * else (or no row) the posts. An old shop may have the option but no wc_orders table: probed.
    */
   async storage(): Promise<OrderStorage> {
-    const [option] = await this.rows<RowDataPacket>(
-      `SELECT option_value FROM ${this.table("options")} WHERE option_name = 'woocommerce_custom_orders_table_enabled'`,
-    );
+    const [option] = await this.rows<RowDataPacket>(this.sql.storageOption);
     if (String(option?.option_value ?? "") !== "yes") return "posts";
-    const [probe] = await this.rows<RowDataPacket>(
-      "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
-      [`${this.prefix}wc_orders`],
-    );
+    const [probe] = await this.rows<RowDataPacket>(this.sql.hposProbe, [`${this.prefix}wc_orders`]);
     return Number(probe?.n) > 0 ? "hpos" : "posts";
   }
 
@@ -142,20 +177,7 @@ export class WooCommerceOrders {
   ): Promise<ChangedOrder[]> {
     const from = toDateTime(after?.at ?? since);
     const afterId = after?.rowId ?? 0;
-    const sql =
-      storage === "hpos"
-        ? `SELECT id AS row_id, IF(type = 'shop_order_refund', parent_order_id, id) AS order_id,
-             date_updated_gmt AS modified
-           FROM ${this.table("wc_orders")}
-           WHERE date_updated_gmt >= ? AND (date_updated_gmt > ? OR id > ?)
-             AND type IN ('shop_order', 'shop_order_refund')
-           ORDER BY date_updated_gmt, id LIMIT ${Number(limit)}`
-        : `SELECT ID AS row_id, IF(post_type = 'shop_order_refund', post_parent, ID) AS order_id,
-             post_modified_gmt AS modified
-           FROM ${this.table("posts")}
-           WHERE post_type IN ('shop_order', 'shop_order_refund')
-             AND post_modified_gmt >= ? AND (post_modified_gmt > ? OR ID > ?)
-           ORDER BY post_modified_gmt, ID LIMIT ${Number(limit)}`;
+    const sql = storage === "hpos" ? this.sql.changedHpos(limit) : this.sql.changedPosts(limit);
     const rows = await this.rows<RowDataPacket>(sql, [from, from, afterId]);
     return rows.map((row) => ({
       orderId: Number(row.order_id),
@@ -179,16 +201,9 @@ export class WooCommerceOrders {
   }
 
   private async hposHead(orderId: number) {
-    const [order] = await this.rows<RowDataPacket>(
-      `SELECT status, customer_id, billing_email FROM ${this.table("wc_orders")}
-       WHERE id = ? AND type = 'shop_order'`,
-      [orderId],
-    );
+    const [order] = await this.rows<RowDataPacket>(this.sql.hposOrder, [orderId]);
     if (!order) return null;
-    const refunds = await this.rows<RowDataPacket>(
-      `SELECT id FROM ${this.table("wc_orders")} WHERE parent_order_id = ? AND type = 'shop_order_refund'`,
-      [orderId],
-    );
+    const refunds = await this.rows<RowDataPacket>(this.sql.hposRefunds, [orderId]);
     return {
       status: String(order.status ?? ""),
       customerId: Number(order.customer_id ?? 0),
@@ -198,21 +213,11 @@ export class WooCommerceOrders {
   }
 
   private async postsHead(orderId: number) {
-    const [order] = await this.rows<RowDataPacket>(
-      `SELECT post_status FROM ${this.table("posts")} WHERE ID = ? AND post_type = 'shop_order'`,
-      [orderId],
-    );
+    const [order] = await this.rows<RowDataPacket>(this.sql.postsOrder, [orderId]);
     if (!order) return null;
-    const meta = await this.rows<RowDataPacket>(
-      `SELECT meta_key, meta_value FROM ${this.table("postmeta")}
-       WHERE post_id = ? AND meta_key IN ('_customer_user', '_billing_email') ORDER BY meta_id`,
-      [orderId],
-    );
+    const meta = await this.rows<RowDataPacket>(this.sql.postsMeta, [orderId]);
     const first = (key: string) => meta.find((row) => row.meta_key === key)?.meta_value;
-    const refunds = await this.rows<RowDataPacket>(
-      `SELECT ID FROM ${this.table("posts")} WHERE post_parent = ? AND post_type = 'shop_order_refund'`,
-      [orderId],
-    );
+    const refunds = await this.rows<RowDataPacket>(this.sql.postsRefunds, [orderId]);
     return {
       status: String(order.post_status),
       customerId: Number(first("_customer_user") ?? 0) || 0,
@@ -226,15 +231,10 @@ export class WooCommerceOrders {
    * its `_qty` plus the negative `_qty` of refund lines whose `_refunded_item_id` names it.
    */
   private async lines(orderIds: number[], orderId: number): Promise<OrderLine[]> {
-    const rows = await this.rows<RowDataPacket>(
-      `SELECT i.order_item_id, i.order_id, m.meta_key, m.meta_value
-       FROM ${this.table("woocommerce_order_items")} i
-       JOIN ${this.table("woocommerce_order_itemmeta")} m ON m.order_item_id = i.order_item_id
-       WHERE i.order_id IN (${orderIds.map(() => "?").join(", ")}) AND i.order_item_type = 'line_item'
-         AND m.meta_key IN (${LINE_META_KEYS.map(() => "?").join(", ")})
-       ORDER BY i.order_item_id, m.meta_id`,
-      [...orderIds, ...LINE_META_KEYS],
-    );
+    const rows = await this.rows<RowDataPacket>(this.sql.lines(orderIds.length), [
+      ...orderIds,
+      ...LINE_META_KEYS,
+    ]);
     const items = new Map<number, { orderId: number; meta: Map<string, string> }>();
     for (const row of rows) {
       const id = Number(row.order_item_id);
