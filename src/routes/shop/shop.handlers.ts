@@ -1,32 +1,13 @@
 import type { AppRouteHandler } from "../../http/types";
 import { notFound } from "../../lib/problems";
-import { readSyncState } from "../../repositories/shop-orders";
+import { shopStatus } from "../../services/shop-status";
 import { readDelivery } from "../../services/shop-webhook";
 import type * as routes from "./shop.routes";
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 export const getShopStatus: AppRouteHandler<typeof routes.getShopStatus> = async (c) => {
-  const { db, config, clock, shop } = c.get("deps");
-  const state = await readSyncState(db);
-  const startedAt = state?.lastSyncStartedAt;
-  return c.json(
-    {
-      enabled: shop !== undefined,
-      orderStorage: shop ? await shop.storage() : null,
-      paidStatuses: config.shopPaidStatuses,
-      lastSyncAt: iso(state?.lastSyncAt),
-      lastSyncOrders: state?.lastSyncOrders ?? 0,
-      lagSeconds: startedAt
-        ? Math.max(0, Math.round((clock.now().getTime() - startedAt.getTime()) / 1000))
-        : null,
-      webhook: {
-        configured: shop !== undefined && config.shopWebhookSecret !== undefined,
-        lastDeliveryAt: iso(state?.lastWebhookAt),
-      },
-    },
-    200,
-  );
+  return c.json(await shopStatus(c.get("deps")), 200);
 };
 
 const shopOff = () => notFound("Shop orders (SHOP_ORDERS is off)");
