@@ -206,6 +206,7 @@ export class ShopSync {
     from: Date,
   ): Promise<{ granted: number; revoked: number }> {
     const { db, clock } = this.deps;
+    if (await this.nothingToDo(storage, orderId)) return { granted: 0, revoked: 0 };
     const token = crypto.randomUUID();
     await this.waitForClaim(orderId, token);
     let snapshot: ShopOrderSnapshot | null;
@@ -292,6 +293,20 @@ export class ShopSync {
     for (const event of granted) reportGrant(this.deps.logger, event);
     for (const event of revoked) reportRevocation(this.deps.logger, event);
     return { granted: granted.length, revoked: revoked.length };
+  }
+
+  /**
+   * Most of a shop's orders buy nothing that grants a book: an order with no mapped line, no grant
+   * and no guest waiting is left without a claim or a write (a first sync of a large shop reads each
+   * order once and writes only for the mapped ones). Anything else is read again under the claim.
+   */
+  private async nothingToDo(storage: OrderStorage, orderId: number): Promise<boolean> {
+    const { db } = this.deps;
+    const snapshot = await this.shop.read(storage, orderId);
+    const products =
+      snapshot?.lines.filter((line) => line.netQuantity > 0).map((line) => line.productId) ?? [];
+    if ((await mappingsOfProducts(db, [...new Set(products)])).length > 0) return false;
+    return (await orders.grantsOfOrder(db, orderId)).length === 0;
   }
 
   private async grant(
