@@ -2,11 +2,24 @@
 // with 100,000 orders: seeds a MariaDB WordPress database with WooCommerce's tables in both
 // storages (each order: its row or post, postmeta, one line item with its meta; every tenth
 // order a refund), then prints EXPLAIN for each statement: the index used and the rows examined.
+// With BENCH_SYNC=1 it then times a first sync (the cursor at 1970) of that shop into a fresh
+// SQLite database, one product (1/300 of the orders) mapped to a book.
 //   bun bench/shop-explain.ts [orders]   (BENCH_STORE_DATABASE_URL, default mysql://root@127.0.0.1:3306)
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import type { RowDataPacket } from "mysql2/promise";
+import { parseConfig } from "../src/config";
+import { openDatabase } from "../src/db/client";
+import { systemClock } from "../src/lib/clock";
+import { silentLogger } from "../src/lib/logger";
+import { insertBook } from "../src/repositories/books";
+import { insertShopProduct } from "../src/repositories/shop-products";
+import { openShop } from "../src/store/open-shop";
+import { openStore } from "../src/store/open-store";
 import { orderQueries } from "../src/store/woocommerce";
 import { loadWooCommerceSchema } from "../test/helpers/woocommerce";
 import { createWordPressDatabase } from "../test/helpers/wordpress";
+import { tempDir } from "./lib";
 
 const STORE_URL = process.env.BENCH_STORE_DATABASE_URL ?? "mysql://root@127.0.0.1:3306";
 const ORDERS = Number(process.argv[2] ?? 100_000);
@@ -110,6 +123,51 @@ try {
       .join("; ");
     console.log(`${name.padEnd(36)} ${ms.toFixed(1).padStart(6)} ms  ${steps}`);
   }
+  if (process.env.BENCH_SYNC === "1") await timeFirstSync();
 } finally {
   await wp.drop();
+}
+
+async function timeFirstSync(): Promise<void> {
+  const dir = tempDir("bookdist-bench-shop-sync-");
+  const parsed = parseConfig({
+    DATA_DIR: dir,
+    STORE_DRIVER: "wordpress",
+    STORE_DATABASE_URL: wp.url,
+    SHOP_ORDERS: "on",
+  });
+  if (!parsed.ok) throw new Error(parsed.problems.join());
+  const config = parsed.config;
+  const database = await openDatabase(`sqlite:${join(dir, "bookdist.sqlite")}`, {
+    migrate: true,
+    logger: silentLogger,
+  });
+  const db = database.db;
+  const store = await openStore(config, db, systemClock);
+  const shop = (await openShop(config, { db, clock: systemClock, logger: silentLogger, store }))!;
+  try {
+    const book = await insertBook(
+      db,
+      { title: "Mapped", author: null, isbn: null, description: null, language: null },
+      new Date(),
+    );
+    await insertShopProduct(db, { bookId: book.id, productId: 7, variationId: 0 }, new Date());
+    const t0 = performance.now();
+    const result = await shop.sync();
+    const seconds = (performance.now() - t0) / 1000;
+    console.log(
+      `first sync of ${ORDERS} orders (${result.ordersSeen} seen, product 7 mapped): ${seconds.toFixed(1)} s, ` +
+        `${((seconds * 1000) / result.ordersSeen).toFixed(2)} ms an order, ${result.granted} granted`,
+    );
+    const t1 = performance.now();
+    const again = await shop.sync();
+    console.log(
+      `the next sync (the 5-minute overlap only): ${((performance.now() - t1) / 1000).toFixed(2)} s, ${again.ordersSeen} orders seen`,
+    );
+  } finally {
+    await shop.close();
+    await store.close();
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
