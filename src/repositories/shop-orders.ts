@@ -168,19 +168,20 @@ export async function recordOrder(tx: Database, orderId: number, record: OrderRe
     .where(eq(shopOrder.orderId, orderId));
 }
 
-/** Guest orders waiting for an account with their e-mail, by e-mail, a chunk at a time. */
-export function ordersAwaitingAccount(
+/** The e-mails guest orders wait on for an account, in order after `afterEmail`, a chunk at a time. */
+export async function emailsAwaitingAccount(
   db: Database,
   afterEmail: string,
   limit: number,
-): Promise<{ orderId: number; billingEmail: string | null }[]> {
+): Promise<string[]> {
   const { shopOrder } = db.tables;
-  return db.orm
-    .select({ orderId: shopOrder.orderId, billingEmail: shopOrder.billingEmail })
+  const rows = await db.orm
+    .selectDistinct({ email: shopOrder.billingEmail })
     .from(shopOrder)
     .where(and(eq(shopOrder.awaitingAccount, true), gt(shopOrder.billingEmail, afterEmail)))
-    .orderBy(asc(shopOrder.billingEmail), asc(shopOrder.orderId))
+    .orderBy(asc(shopOrder.billingEmail))
     .limit(limit);
+  return rows.map((row) => row.email ?? "").filter(Boolean);
 }
 
 export function ordersAwaitingEmail(db: Database, email: string): Promise<{ orderId: number }[]> {

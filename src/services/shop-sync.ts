@@ -60,6 +60,15 @@ function fieldsOf(grant: orders.ShopOrderGrantRow): orders.GrantFields {
 
 const keyOf = (grant: { lineItemId: number; bookId: number }) => `${grant.lineItemId}:${grant.bookId}`;
 
+/** Another instance held the order's claim for the whole wait: 503 to a webhook, skipped by a sync. */
+class OrderBusyError extends AppError {
+  constructor(orderId: number) {
+    super("SERVICE_UNAVAILABLE", `Order ${orderId} is being reconciled elsewhere; try again.`, {
+      headers: { "Retry-After": "5" },
+    });
+  }
+}
+
 export class ShopSync {
   constructor(
     private readonly deps: ShopSyncDeps,
@@ -83,6 +92,7 @@ export class ShopSync {
     const since = new Date((state?.cursorAt?.getTime() ?? 0) - SYNC_OVERLAP_MS);
     const result: SyncResult = { ordersSeen: 0, granted: 0, revoked: 0 };
     const seen = new Set<number>();
+    let failed = 0;
     let after: { at: Date; rowId: number } | undefined;
     for (;;) {
       const changed = await this.shop.changedSince(
@@ -97,18 +107,24 @@ export class ShopSync {
         const record = await orders.findShopOrder(db, row.orderId);
         // Read after this change had its second: nothing to learn from the row.
         if (record?.shopModifiedAt && record.syncedAt && row.modifiedAt <= record.shopModifiedAt) continue;
-        this.add(result, await this.reconcile(row.orderId, storage, startedShop));
+        const part = await this.reconcileOrLog(row.orderId, storage, startedShop);
+        if (part) this.add(result, part);
+        else failed++;
       }
       const last = changed.at(-1);
       if (!last || changed.length < SCAN_CHUNK) break;
       after = { at: last.modifiedAt, rowId: last.rowId };
     }
     result.ordersSeen = seen.size;
-    if (this.deps.config.shopGuestOrders === "match-email")
-      this.add(result, await this.reconcileAwaitingAccounts(storage, startedShop, seen));
+    if (this.deps.config.shopGuestOrders === "match-email") {
+      const waiting = await this.reconcileAwaitingAccounts(storage, startedShop, seen);
+      this.add(result, waiting);
+      failed += waiting.failed;
+    }
     await orders.writeSyncState(db, {
       orderStorage: storage,
-      cursorAt: startedShop,
+      // An order that failed is met again next time: the cursor stays where it was.
+      ...(failed === 0 ? { cursorAt: startedShop } : {}),
       lastSyncStartedAt: startedLocal,
       lastSyncAt: clock.now(),
       lastSyncOrders: result.ordersSeen,
@@ -179,21 +195,44 @@ export class ShopSync {
   }
 
   private async reconcileAwaitingAccounts(storage: OrderStorage, from: Date, done: Set<number>) {
-    const result = { granted: 0, revoked: 0 };
+    const result = { granted: 0, revoked: 0, failed: 0 };
     let afterEmail = "";
     for (;;) {
-      const waiting = await orders.ordersAwaitingAccount(this.deps.db, afterEmail, EMAIL_CHUNK);
-      if (waiting.length === 0) break;
-      const emails = [...new Set(waiting.map((row) => row.billingEmail ?? ""))].filter(Boolean);
+      const emails = await orders.emailsAwaitingAccount(this.deps.db, afterEmail, EMAIL_CHUNK);
+      if (emails.length === 0) break;
       const existing = await this.customers.existingEmails(emails);
-      for (const row of waiting) {
-        if (done.has(row.orderId) || !existing.has(row.billingEmail ?? "")) continue;
-        this.add(result, await this.reconcile(row.orderId, storage, from));
+      for (const email of emails) {
+        if (!existing.has(email)) continue;
+        for (const { orderId } of await orders.ordersAwaitingEmail(this.deps.db, email)) {
+          if (done.has(orderId)) continue;
+          const part = await this.reconcileOrLog(orderId, storage, from);
+          if (part) this.add(result, part);
+          else result.failed++;
+        }
       }
-      afterEmail = waiting.at(-1)?.billingEmail ?? "";
-      if (waiting.length < EMAIL_CHUNK) break;
+      afterEmail = emails.at(-1) ?? "";
+      if (emails.length < EMAIL_CHUNK) break;
     }
     return result;
+  }
+
+  /**
+   * One order of a sync: its failure (a claim held too long elsewhere, a broken row) is logged and
+   * the sync goes on, but a shop that cannot be reached ends the sync.
+   */
+  private async reconcileOrLog(orderId: number, storage: OrderStorage, from: Date) {
+    try {
+      return await this.reconcile(orderId, storage, from);
+    } catch (error) {
+      if (
+        error instanceof AppError &&
+        error.code === "SERVICE_UNAVAILABLE" &&
+        !(error instanceof OrderBusyError)
+      )
+        throw error;
+      this.deps.logger.warn("shop order not reconciled", { orderId, ...describeError(error) });
+      return undefined;
+    }
   }
 
   /**
@@ -376,14 +415,7 @@ export class ShopSync {
     for (;;) {
       const now = clock.now();
       if (await orders.claimOrder(db, orderId, token, now, new Date(now.getTime() + CLAIM_MS))) return;
-      if (Date.now() > deadline)
-        throw new AppError(
-          "SERVICE_UNAVAILABLE",
-          `Order ${orderId} is being reconciled elsewhere; try again.`,
-          {
-            headers: { "Retry-After": "5" },
-          },
-        );
+      if (Date.now() > deadline) throw new OrderBusyError(orderId);
       await Bun.sleep(CLAIM_POLL_MS);
     }
   }
