@@ -4,6 +4,7 @@
 // mid-life, several instances reconciling at once, and the signed webhook (php as the oracle).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
+import { createLogger } from "../../src/lib/logger";
 import type { ShopSync } from "../../src/services/shop-sync";
 import { openShop } from "../../src/store/open-shop";
 import { openStore } from "../../src/store/open-store";
@@ -17,14 +18,14 @@ const hasPhp = storeServerUrl ? requireTool("php", "php-cli") : false;
 if (!storeServerUrl) console.log("skip: TEST_STORE_DATABASE_URL not set (the shop-order tests need MariaDB)");
 
 /** The app as src/index.ts opens it with STORE_DRIVER=wordpress and SHOP_ORDERS=on. */
-function shopApp(url: string, env: Record<string, string> = {}): Promise<TestApp> {
+function shopApp(url: string, logLines: string[]): Promise<TestApp> {
   return createTestApp({
+    logger: createLogger("info", (line) => logLines.push(line)),
     env: {
       STORE_DRIVER: "wordpress",
       STORE_DATABASE_URL: url,
       SHOP_ORDERS: "on",
       SHOP_WEBHOOK_SECRET: SECRET,
-      ...env,
     },
     store: (deps) => openStore(deps.config, deps.db, deps.clock),
     shop: (deps) => openShop(deps.config, deps),
@@ -46,6 +47,10 @@ describe.each(["hpos", "posts"] as Storage[])("shop orders grant books (%s stora
   let t: TestApp;
   let admin: string;
   let nextProduct = 1000;
+  const logLines: string[] = [];
+  /** The grant or revocation lines logged (services/shop-grants.ts). */
+  const logged = (msg: string) =>
+    logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === msg);
 
   beforeAll(async () => {
     if (!storeServerUrl) return;
@@ -53,7 +58,7 @@ describe.each(["hpos", "posts"] as Storage[])("shop orders grant books (%s stora
     await loadWooCommerceSchema(wp.admin);
     shop = new WooShop(wp.admin);
     await shop.setStorage(storage);
-    t = await shopApp(wp.url);
+    t = await shopApp(wp.url, logLines);
     // The fixture shop's administrator (test/fixtures/wordpress/schema.sql).
     const login = await t.call("POST", "/authentication/login", {
       json: { email: "admin", password: "correct horse battery staple" },
@@ -136,6 +141,15 @@ describe.each(["hpos", "posts"] as Storage[])("shop orders grant books (%s stora
         qrCodeId: null,
         shopOrderId: orderId,
       });
+      // Logged once, with the order, the book and the user.
+      expect(logged("shop order granted a book").filter((line) => line.orderId === orderId)).toEqual([
+        expect.objectContaining({
+          orderId,
+          bookId,
+          userUuid: buyer.uuid,
+          activationId: view.grants[0]!.activationId,
+        }),
+      ]);
       // Idempotent: the next sync (the overlap window sees the order again) grants nothing more.
       expect(await sync()).toMatchObject({ granted: 0, revoked: 0 });
       expect(await shelf(buyer.token)).toEqual([bookId]);
@@ -181,6 +195,9 @@ describe.each(["hpos", "posts"] as Storage[])("shop orders grant books (%s stora
     expect((await sync()).revoked).toBe(1);
     expect(await shelf(buyer.token)).toEqual([]);
     expect((await order(first.orderId)).grants).toEqual([{ bookId, state: "revoked", activationId: null }]);
+    expect(logged("shop order revoked a book").filter((line) => line.orderId === first.orderId)).toEqual([
+      expect.objectContaining({ orderId: first.orderId, bookId, userUuid: buyer.uuid }),
+    ]);
 
     const second = await shop.createOrder({
       customerId: buyer.storeUserId,
