@@ -262,7 +262,9 @@ export class ShopSync {
     }
     const paid = snapshot !== null && this.paidStatuses.includes(snapshot.status);
     const wanted = new Map<string, Wanted>();
-    if (paid && snapshot) {
+    // SHOP_GUEST_ORDERS=ignore: a guest order grants nothing and waits for no account.
+    const ignored = snapshot?.customerId === 0 && this.deps.config.shopGuestOrders === "ignore";
+    if (paid && snapshot && !ignored) {
       for (const line of snapshot.lines) {
         if (line.netQuantity <= 0) continue;
         for (const mapping of mappings) {

@@ -588,3 +588,56 @@ describe("shop endpoints without SHOP_ORDERS", () => {
     });
   });
 });
+
+describe.skipIf(!storeServerUrl)("SHOP_GUEST_ORDERS=ignore", () => {
+  let wp: WordPressDatabase;
+  let t: TestApp;
+  beforeAll(async () => {
+    wp = await createWordPressDatabase(storeServerUrl!);
+    await loadWooCommerceSchema(wp.admin);
+    t = await createTestApp({
+      env: {
+        STORE_DRIVER: "wordpress",
+        STORE_DATABASE_URL: wp.url,
+        SHOP_ORDERS: "on",
+        SHOP_GUEST_ORDERS: "ignore",
+      },
+      store: (deps) => openStore(deps.config, deps.db, deps.clock),
+      shop: (deps) => openShop(deps.config, deps),
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await wp?.drop();
+  });
+
+  test("a guest order grants nothing, even once the e-mail has an account", async () => {
+    const shop = new WooShop(wp.admin);
+    await shop.setStorage("hpos");
+    const login = await t.call("POST", "/authentication/login", {
+      json: { email: "admin", password: "correct horse battery staple" },
+    });
+    const admin = ((await login.json()) as { token: string }).token;
+    const book = (await (await t.call("POST", "/book", { token: admin, json: { title: "B" } })).json()) as {
+      id: number;
+    };
+    await t.call("POST", "/shop-product", { token: admin, json: { bookId: book.id, productId: 77 } });
+    const email = "ignored-guest@example.com";
+    const { orderId } = await shop.createOrder({
+      customerId: 0,
+      billingEmail: email,
+      status: "wc-completed",
+      lines: [{ productId: 77 }],
+    });
+    await t.call("POST", "/shop/sync", { token: admin });
+    const guest = await t.user(email);
+    await t.call("POST", "/shop/sync", { token: admin });
+    const shelf = (await (await t.call("GET", "/book/my-books", { token: guest.token })).json()) as unknown[];
+    expect(shelf).toEqual([]);
+    const view = (await (await t.call("GET", `/shop/orders/${orderId}`, { token: admin })).json()) as {
+      grants: unknown[];
+      userUuid: string | null;
+    };
+    expect(view).toMatchObject({ userUuid: null, grants: [] });
+  });
+});
