@@ -280,60 +280,74 @@ export class ShopSync {
     const granted: GrantEvent[] = [];
     const revoked: GrantEvent[] = [];
     const now = clock.now();
-    await withTransaction(db, async (tx) => {
-      if (!(await orders.holdsClaim(tx, orderId, token)))
-        throw new Error("another instance took over the order's claim");
-      const existing = await orders.grantsOfOrder(tx, orderId);
-      const users = new Set([user?.uuid, ...existing.map((g) => g.userUuid)].filter((u): u is string => !!u));
-      for (const uuid of [...users].sort()) await orders.lockUser(tx, uuid);
-      // Revocations first: a line's book freed here may be granted again by another line or order.
-      for (const grant of existing) {
-        const keep = wanted.has(keyOf(grant)) && grant.userUuid === (user?.uuid ?? null);
-        if (keep && grant.state !== "revoked") continue;
-        if (grant.state === "active") await this.revoke(tx, grant, now, revoked, granted);
-        else if (grant.state === "already-held")
-          await orders.upsertGrant(tx, { ...fieldsOf(grant), activationId: null, state: "revoked" }, now);
-        else if (grant.state === "no-account") await orders.deleteGrant(tx, grant.id);
-      }
-      const current = new Map((await orders.grantsOfOrder(tx, orderId)).map((g) => [keyOf(g), g]));
-      for (const want of wanted.values()) {
-        const grant = current.get(keyOf(want));
-        const base = { orderId, lineItemId: want.lineItemId, bookId: want.bookId };
-        if (!user) {
-          await orders.upsertGrant(
-            tx,
-            { ...base, userUuid: null, activationId: null, state: "no-account" },
-            now,
-          );
-          continue;
+    await this.apply(orderId, token, async () =>
+      withTransaction(db, async (tx) => {
+        if (!(await orders.holdsClaim(tx, orderId, token)))
+          throw new Error("another instance took over the order's claim");
+        const existing = await orders.grantsOfOrder(tx, orderId);
+        const users = new Set(
+          [user?.uuid, ...existing.map((g) => g.userUuid)].filter((u): u is string => !!u),
+        );
+        for (const uuid of [...users].sort()) await orders.lockUser(tx, uuid);
+        // Revocations first: a line's book freed here may be granted again by another line or order.
+        for (const grant of existing) {
+          const keep = wanted.has(keyOf(grant)) && grant.userUuid === (user?.uuid ?? null);
+          if (keep && grant.state !== "revoked") continue;
+          if (grant.state === "active") await this.revoke(tx, grant, now, revoked, granted);
+          else if (grant.state === "already-held")
+            await orders.upsertGrant(tx, { ...fieldsOf(grant), activationId: null, state: "revoked" }, now);
+          else if (grant.state === "no-account") await orders.deleteGrant(tx, grant.id);
         }
-        const held = await orders.heldActivation(tx, user.uuid, want.bookId);
-        if (grant?.state === "active" && held && held.id === grant.activationId) continue;
-        if (held) {
-          await orders.upsertGrant(
-            tx,
-            { ...base, userUuid: user.uuid, activationId: held.id, state: "already-held" },
-            now,
-          );
-          continue;
+        const current = new Map((await orders.grantsOfOrder(tx, orderId)).map((g) => [keyOf(g), g]));
+        for (const want of wanted.values()) {
+          const grant = current.get(keyOf(want));
+          const base = { orderId, lineItemId: want.lineItemId, bookId: want.bookId };
+          if (!user) {
+            await orders.upsertGrant(
+              tx,
+              { ...base, userUuid: null, activationId: null, state: "no-account" },
+              now,
+            );
+            continue;
+          }
+          const held = await orders.heldActivation(tx, user.uuid, want.bookId);
+          if (grant?.state === "active" && held && held.id === grant.activationId) continue;
+          if (held) {
+            await orders.upsertGrant(
+              tx,
+              { ...base, userUuid: user.uuid, activationId: held.id, state: "already-held" },
+              now,
+            );
+            continue;
+          }
+          await this.grant(tx, { ...base, userUuid: user.uuid }, now, granted);
         }
-        await this.grant(tx, { ...base, userUuid: user.uuid }, now, granted);
-      }
-      await orders.recordOrder(tx, orderId, {
-        status: snapshot?.status ?? "deleted",
-        paid,
-        userUuid: user?.uuid ?? null,
-        billingEmail: guest ? email : null,
-        awaitingAccount: guest && paid && !user && wanted.size > 0,
-        // The shop's changes before this second are in the record (its clock has whole seconds).
-        shopModifiedAt: new Date(from.getTime() - 1000),
-        syncedAt: now,
-      });
-    });
+        await orders.recordOrder(tx, orderId, {
+          status: snapshot?.status ?? "deleted",
+          paid,
+          userUuid: user?.uuid ?? null,
+          billingEmail: guest ? email : null,
+          awaitingAccount: guest && paid && !user && wanted.size > 0,
+          // The shop's changes before this second are in the record (its clock has whole seconds).
+          shopModifiedAt: new Date(from.getTime() - 1000),
+          syncedAt: now,
+        });
+      }),
+    );
     // Reported once committed: a rolled-back transaction granted nothing.
     for (const event of granted) reportGrant(this.deps.logger, event);
     for (const event of revoked) reportRevocation(this.deps.logger, event);
     return { granted: granted.length, revoked: revoked.length };
+  }
+
+  /** Runs the apply transaction; if it fails, the claim is given back at once (not at its expiry). */
+  private async apply(orderId: number, token: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      await orders.releaseClaim(this.deps.db, orderId, token).catch(() => undefined);
+      throw error;
+    }
   }
 
   /**
