@@ -107,6 +107,7 @@ function redeemByHand(userUuid: string, code: string) {
       bookId: created.book_id,
       userUuid: created.user_uuid,
       qrCodeId: created.qr_code_id,
+      shopOrderId: null,
       createdAt: new Date(created.created_at).toISOString(),
       updatedAt: new Date(created.updated_at).toISOString(),
     };

@@ -179,6 +179,20 @@ const EnvSchema = z
     THROTTLE: z.enum(["on", "off"]).default("on"),
     TRUSTED_PROXIES: addressRangeList,
     SHUTDOWN_GRACE: duration("30s"),
+    SHOP_ORDERS: z.enum(["on", "off"]).default("off"),
+    SHOP_PAID_STATUSES: commaList
+      .refine((items) => items.length > 0, "must name at least one status, e.g. wc-processing,wc-completed")
+      .refine(
+        (items) => items.every((item) => SHOP_STATUS.test(item)),
+        "must be WooCommerce statuses as stored, e.g. wc-processing,wc-completed",
+      )
+      .default(["wc-processing", "wc-completed"]),
+    SHOP_SYNC_CRON: z
+      .string()
+      .default("* * * * *")
+      .refine(isCronPattern, "is not a cron pattern such as * * * * *"),
+    SHOP_WEBHOOK_SECRET: z.string().min(8, "must be at least 8 characters").optional(),
+    SHOP_GUEST_ORDERS: z.enum(["match-email", "ignore"]).default("match-email"),
   })
   .superRefine((env, ctx) => {
     if (env.STORE_DRIVER === "wordpress" && !env.STORE_DATABASE_URL) {
@@ -192,7 +206,17 @@ const EnvSchema = z
     if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
       ctx.addIssue({ code: "custom", path: ["METRICS_PORT"], message: "must differ from PORT" });
     }
+    if (env.SHOP_ORDERS === "on" && env.STORE_DRIVER !== "wordpress") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SHOP_ORDERS"],
+        message: "on requires STORE_DRIVER=wordpress (the orders are read from the shop's database)",
+      });
+    }
   });
+
+/** A status as WooCommerce stores it: wc-processing, or a plugin's own (letters, digits, - and _). */
+const SHOP_STATUS = /^[a-z0-9_-]{1,20}$/;
 
 function isCronPattern(pattern: string): boolean {
   try {
@@ -240,6 +264,14 @@ export interface Config {
   trustedProxies: readonly AddressRange[];
   /** After SIGTERM, how long in-flight requests may run before their connections are closed. */
   shutdownGraceMs: number;
+  /** API.md §7: paid WooCommerce orders grant books (STORE_DRIVER=wordpress only). */
+  shopOrders: boolean;
+  /** Statuses (as stored, with `wc-`) in which an order counts as paid. */
+  shopPaidStatuses: string[];
+  shopSyncCron: string;
+  /** The webhook's secret; unset: POST /shop/webhook answers 404. */
+  shopWebhookSecret: string | undefined;
+  shopGuestOrders: "match-email" | "ignore";
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -290,6 +322,11 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       throttle: e.THROTTLE === "on",
       trustedProxies: e.TRUSTED_PROXIES,
       shutdownGraceMs: e.SHUTDOWN_GRACE,
+      shopOrders: e.SHOP_ORDERS === "on",
+      shopPaidStatuses: e.SHOP_PAID_STATUSES,
+      shopSyncCron: e.SHOP_SYNC_CRON,
+      shopWebhookSecret: e.SHOP_WEBHOOK_SECRET,
+      shopGuestOrders: e.SHOP_GUEST_ORDERS,
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Database } from "#db";
 import type { Config } from "./config";
 import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/logger";
+import type { ShopSync } from "./services/shop-sync";
 import type { BlobStore } from "./storage/blob-store";
 import type { StoreDirectory } from "./store/directory";
 
@@ -16,6 +17,8 @@ export interface Deps {
   blobs: BlobStore;
   clock: Clock;
   logger: Logger;
+  /** SHOP_ORDERS=on: WooCommerce orders grant books (API.md §7); undefined when off. */
+  shop?: ShopSync;
   /** The resolved HS256 secret (config.jwtSecret or the one generated into DATA_DIR). */
   jwtSecret: string;
 }

@@ -15,6 +15,7 @@ import { watchPool } from "./metrics/registry";
 import { startMetricsServer } from "./metrics/server";
 import { BlobStore } from "./storage/blob-store";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
+import { openShop } from "./store/open-shop";
 import { openStore } from "./store/open-store";
 
 const config = loadConfigOrExit();
@@ -29,6 +30,7 @@ try {
     logger,
   });
   const store = await openStore(config, database.db, systemClock);
+  const shop = await openShop(config, { db: database.db, clock: systemClock, logger, store });
   const blobs = new BlobStore(join(config.dataDir, "blobs"));
   await blobs.init();
   // Uploads cut off by a crash or SIGKILL of an earlier run leave temp files; none is a blob.
@@ -39,6 +41,7 @@ try {
     db: database.db,
     pingDatabase: () => database.ping(),
     store,
+    shop,
     blobs,
     clock: systemClock,
     logger,
@@ -103,6 +106,7 @@ try {
     }
     // Scraped until the public listener has drained, so the last requests are counted.
     await metricsServer?.stop(true);
+    await shop?.close();
     await store.close();
     await database.close();
     logger.info("stopped");

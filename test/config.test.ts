@@ -214,6 +214,50 @@ describe("configuration", () => {
     if (!result.ok) expect(result.problems[0]).toStartWith("STORE_DATABASE_URL:");
   });
 
+  test("shop orders: off by default; on needs the wordpress store, in one line", () => {
+    const defaults = parseConfig({});
+    if (!defaults.ok) throw new Error(defaults.problems.join());
+    expect(defaults.config).toMatchObject({
+      shopOrders: false,
+      shopPaidStatuses: ["wc-processing", "wc-completed"],
+      shopSyncCron: "* * * * *",
+      shopWebhookSecret: undefined,
+      shopGuestOrders: "match-email",
+    });
+    const embedded = parseConfig({ SHOP_ORDERS: "on" });
+    expect(embedded).toEqual({
+      ok: false,
+      problems: [
+        "SHOP_ORDERS: on requires STORE_DRIVER=wordpress (the orders are read from the shop's database)",
+      ],
+    });
+    const on = parseConfig({
+      SHOP_ORDERS: "on",
+      STORE_DRIVER: "wordpress",
+      STORE_DATABASE_URL: "mysql://bookdist@127.0.0.1/wordpress",
+      SHOP_PAID_STATUSES: "wc-completed, wc-shipped",
+      SHOP_GUEST_ORDERS: "ignore",
+    });
+    if (!on.ok) throw new Error(on.problems.join());
+    expect(on.config).toMatchObject({
+      shopOrders: true,
+      shopPaidStatuses: ["wc-completed", "wc-shipped"],
+      shopGuestOrders: "ignore",
+    });
+    const bad = parseConfig({
+      SHOP_PAID_STATUSES: "Processing!",
+      SHOP_SYNC_CRON: "often",
+      SHOP_GUEST_ORDERS: "x",
+    });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok)
+      expect(bad.problems.map((line) => line.split(":")[0])).toEqual([
+        "SHOP_PAID_STATUSES",
+        "SHOP_SYNC_CRON",
+        "SHOP_GUEST_ORDERS",
+      ]);
+  });
+
   test("start-up with a bad value exits non-zero with readable lines", () => {
     const run = Bun.spawnSync(["bun", "run", "src/index.ts"], {
       cwd: `${import.meta.dir}/..`,

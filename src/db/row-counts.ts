@@ -5,7 +5,14 @@ import { eq, getTableName, sum, type Table } from "drizzle-orm";
 import type { Database } from "#db";
 
 /** The tables whose inserts and deletes the triggers of migration 0004 count. */
-export const countedTables = ["book", "book_version", "activation", "activation_qr_code", "apk"] as const;
+export const countedTables = [
+  "book",
+  "book_version",
+  "activation",
+  "activation_qr_code",
+  "apk",
+  "shop_product",
+] as const;
 
 const counted: ReadonlySet<string> = new Set(countedTables);
 

@@ -66,6 +66,7 @@ export const apiTags = [
   { name: "Activation QR code", description: "Codes printed into books, redeemed in the app" },
   { name: "APK", description: "The bookapp and launcher packages for devices" },
   { name: "Service", description: "Health, OpenAPI document, Swagger UI" },
+  { name: "Shop", description: "WooCommerce orders grant books (API.md §7; SHOP_ORDERS=on)" },
 ];
 
 const OpenApiDocument = z

@@ -7,6 +7,8 @@ import { qrCodeBatchesRouter } from "./qr-code-batches";
 import { qrCodesRouter } from "./qr-codes";
 import { readerRouter } from "./reader";
 import { serviceRouter } from "./service";
+import { shopRouter } from "./shop";
+import { shopProductsRouter } from "./shop-products";
 
 /**
  * Every resource router, mounted at the root by createApp. The reader router comes before the
@@ -22,4 +24,6 @@ export const routers = [
   activationsRouter,
   qrCodeBatchesRouter,
   qrCodesRouter,
+  shopProductsRouter,
+  shopRouter,
 ];

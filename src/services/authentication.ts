@@ -40,6 +40,8 @@ export async function register(
     firstName: input.firstName ?? "",
     lastName: input.lastName ?? "",
   });
+  // A guest who bought before having an account gets the books now (API.md §7), not at the next sync.
+  await deps.shop?.accountCreated(user.email);
   return openSession({ ...deps, ...services }, user, { ...meta, now: deps.clock.now() });
 }
 

@@ -16,6 +16,7 @@ const hasApiMd = requires(
 );
 const ALIASES = ["GET /openapi.json", "GET /swagger-ui.html", "GET /swagger-ui/index.html"];
 const PRINT_RUNS = "Print runs and device updates";
+const SHOP_ORDERS = "Shop orders";
 /**
  * Where a later work order knowingly widens an API.md row: operation → the level the document
  * declares instead. Each entry is pinned by its own test, so no other drift can hide here.
@@ -33,17 +34,24 @@ interface Row {
   section: string;
 }
 
-/** The endpoint rows of API.md §5: `| METHOD /path (alias …) | level | … |`, by subsection. */
+/**
+ * The endpoint rows of API.md §5 (`| METHOD /path (alias …) | level | … |`, by subsection) and of
+ * §7, the shop's endpoints (section "Shop orders"; a level such as "public, signed" reads as its
+ * first word).
+ */
 function endpointRows(markdown: string): Row[] {
-  const start = markdown.indexOf("\n## 5. Endpoints");
-  if (start < 0) throw new Error("API.md has no §5 Endpoints");
-  const end = markdown.indexOf("\n## ", start + 1);
+  if (!markdown.includes("\n## 5. Endpoints")) throw new Error("API.md has no §5 Endpoints");
   const rows: Row[] = [];
+  let chapter = "";
   let section = "";
-  for (const line of markdown.slice(start, end < 0 ? undefined : end).split("\n")) {
-    const heading = /^### (.+)$/.exec(line);
-    if (heading) section = heading[1]!.trim();
-    const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)[^|]*\|\s*(\w+)\s*\|/.exec(line);
+  for (const line of markdown.split("\n")) {
+    const heading = /^(#{2,3}) (.+)$/.exec(line);
+    if (heading?.[1] === "##") {
+      chapter = heading[2]!.trim();
+      section = chapter.startsWith("7.") ? SHOP_ORDERS : "";
+    } else if (heading) section = heading[2]!.trim();
+    if (!chapter.startsWith("5.") && !chapter.startsWith("7.")) continue;
+    const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)[^|]*\|\s*(\w+)[^|]*\|/.exec(line);
     if (row) rows.push({ operation: `${row[1]} ${row[2]}`, level: row[3]!, section });
   }
   return rows;
@@ -78,6 +86,8 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
       section: "Activation",
     });
     expect(new Set(rows.map((row) => row.operation)).size).toBe(rows.length);
+    expect(rows).toContainEqual({ operation: "POST /shop/webhook", level: "public", section: SHOP_ORDERS });
+    expect(rows).toContainEqual({ operation: "GET /shop-product", level: "admin", section: SHOP_ORDERS });
   });
 
   test("the document has no operation that API.md does not list", () => {

@@ -736,6 +736,23 @@ async function runScenario(): Promise<void> {
   await call({ op: "downloadApk", as: A, path: { id: launcher.id }, status: 404 });
   await call({ op: "deleteApk", as: A, path: { id: launcher.id }, status: 200 });
 
+  // Shop orders (API.md §7): the mappings work on any store; this server runs SHOP_ORDERS=off, so
+  // the sync, an order and the webhook are 404.
+  const mapping = (
+    await call({ op: "createShopProduct", as: A, json: { bookId: book.id, productId: 1520 }, status: 201 })
+  ).body;
+  await call({ op: "createShopProduct", as: A, json: { bookId: book.id, productId: 1520 }, status: 409 });
+  await call({ op: "createShopProduct", as: R, json: { bookId: book.id, productId: 1521 }, status: 403 });
+  await call({ op: "listShopProducts", as: A, query: { sort: "productId,desc" }, status: 200 });
+  await call({ op: "countShopProducts", as: A, status: 200 });
+  await call({ op: "getShopProduct", as: A, path: { id: mapping.id }, status: 200 });
+  await call({ op: "listShopProductsOfBook", as: A, path: { id: book.id }, status: 200 });
+  await call({ op: "deleteShopProduct", as: A, path: { id: mapping.id }, status: 200 });
+  await call({ op: "getShopStatus", as: A, status: 200 });
+  await call({ op: "syncShop", as: A, status: 404 });
+  await call({ op: "getShopOrder", as: A, path: { orderId: 727 }, status: 404 });
+  await call({ op: "receiveShopWebhook", json: { id: 727 }, status: 404 });
+
   // Methods a path does not have: Prism's router refuses them, the server answers 405 with Allow.
   await methodNotAllowed("PATCH", "/book");
   await methodNotAllowed("DELETE", "/health");

@@ -3,6 +3,7 @@
 // through inserts and deletes, a book's delete cascading to its versions and codes, transactions
 // rolled back, concurrent writers on several Postgres connections, and the migration's backfill of
 // a database filled before the counters existed.
+
 import { Database as SqliteConnection } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +22,11 @@ import { countApks, deleteApk, insertApk } from "../../src/repositories/apks";
 import { countBookVersions, insertBookVersion } from "../../src/repositories/book-versions";
 import { countBooks, deleteBook, insertBook } from "../../src/repositories/books";
 import { countQrCodes, insertQrCodes, type NewQrCode } from "../../src/repositories/qr-codes";
+import {
+  countShopProducts,
+  deleteShopProduct,
+  insertShopProduct,
+} from "../../src/repositories/shop-products";
 import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
 
 const now = new Date("2026-11-24T10:00:00.000Z");
@@ -95,6 +101,7 @@ describe(`row counters (${testDialect})`, () => {
       activation: 0,
       activation_qr_code: 0,
       apk: 0,
+      shop_product: 0,
     });
     const book = await insertBook(
       db,
@@ -117,22 +124,25 @@ describe(`row counters (${testDialect})`, () => {
       { kind: "bookapp", versionCode: 1, versionName: "1", releaseNotes: null },
       now,
     );
+    const product = await insertShopProduct(db, { bookId: book.id, productId: 41, variationId: 0 }, now);
     expect(await expectExact(db)).toEqual({
       book: 1,
       book_version: 1,
       activation: 1,
       activation_qr_code: 3,
       apk: 1,
+      shop_product: 1,
     });
     // The counts the endpoints answer read the counters.
     expect([await countBooks(db), await countBookVersions(db), await countActivations(db)]).toEqual([
       1, 1, 1,
     ]);
-    expect([await countQrCodes(db), await countApks(db)]).toEqual([3, 1]);
+    expect([await countQrCodes(db), await countApks(db), await countShopProducts(db)]).toEqual([3, 1, 1]);
 
     await deleteActivation(db, activation.id);
     await deleteApk(db, apk.id);
-    expect(await expectExact(db)).toMatchObject({ activation: 0, apk: 0 });
+    await deleteShopProduct(db, product.id);
+    expect(await expectExact(db)).toMatchObject({ activation: 0, apk: 0, shop_product: 0 });
   });
 
   test("a book's delete cascading to its versions and codes takes them off their counters", async () => {
@@ -285,6 +295,7 @@ describe(`migration 0004 backfills the counters of a database filled before it (
       activation: 1,
       activation_qr_code: 7,
       apk: 0,
+      shop_product: 0,
     });
     // And it goes on counting from there.
     await deleteBook(db, 3);

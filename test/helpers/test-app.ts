@@ -8,6 +8,7 @@ import type { Deps } from "../../src/deps";
 import { fixedClock } from "../../src/lib/clock";
 import { type Logger, silentLogger } from "../../src/lib/logger";
 import { grantAdmin } from "../../src/services/admin-grants";
+import type { ShopSync } from "../../src/services/shop-sync";
 import { BlobStore } from "../../src/storage/blob-store";
 import type { StoreDirectory } from "../../src/store/directory";
 import { EmbeddedStore } from "../../src/store/embedded";
@@ -52,6 +53,8 @@ export async function createTestApp(
   options: {
     env?: Record<string, string>;
     store?: (deps: Omit<Deps, "store">) => StoreDirectory | Promise<StoreDirectory>;
+    /** SHOP_ORDERS=on: the reconciliation, built over the store (src/store/open-shop.ts). */
+    shop?: (deps: Deps) => Promise<ShopSync | undefined>;
     onQuery?: (query: string) => void;
     /** Default: silent. A test that asserts on log lines passes its own. */
     logger?: Logger;
@@ -89,6 +92,7 @@ export async function createTestApp(
       ? await options.store(base)
       : new EmbeddedStore(base.db, clock, config.passwordHashCost),
   };
+  if (options.shop) deps.shop = await options.shop(deps);
   const app = createApp(deps);
   let userCount = 0;
 
@@ -136,6 +140,7 @@ export async function createTestApp(
       return adminSession;
     },
     async close() {
+      await deps.shop?.close();
       await deps.store.close();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -145,6 +145,8 @@ export const activation = pgTable(
       .references(() => book.id, { onDelete: "restrict" }),
     userUuid: text("user_uuid").notNull(),
     qrCodeId: ref("qr_code_id").references(() => activationQrCode.id, { onDelete: "set null" }),
+    // The WooCommerce order that granted it (API.md §7); no foreign key: the order lives in the shop.
+    shopOrderId: bigNumber("shop_order_id"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
@@ -289,6 +291,76 @@ export const bookQrCodeCount = pgTable("book_qr_code_count", {
   n: bigint("n", { mode: "number" }).notNull(),
 });
 
+// Shop orders (API.md §7, migration 0005): see sqlite.ts for what each table is for.
+export const shopProduct = pgTable(
+  "shop_product",
+  {
+    id: id(),
+    bookId: ref("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "cascade" }),
+    productId: bigNumber("product_id").notNull(),
+    variationId: bigNumber("variation_id").notNull().default(0),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("shop_product_book_product_variation_uq").on(t.bookId, t.productId, t.variationId),
+    index("shop_product_product_idx").on(t.productId, t.id),
+    index("shop_product_book_idx").on(t.bookId, t.id),
+  ],
+);
+
+export const shopOrder = pgTable(
+  "shop_order",
+  {
+    orderId: bigNumber("order_id").primaryKey(),
+    status: text("status").notNull(),
+    paid: bool("paid").notNull(),
+    userUuid: text("user_uuid"),
+    billingEmail: text("billing_email"),
+    awaitingAccount: bool("awaiting_account").notNull().default(false),
+    shopModifiedAt: time("shop_modified_at"),
+    syncedAt: time("synced_at"),
+    claimToken: text("claim_token"),
+    claimedUntil: time("claimed_until"),
+  },
+  (t) => [index("shop_order_awaiting_idx").on(t.billingEmail).where(sql`${t.awaitingAccount}`)],
+);
+
+export const shopOrderGrant = pgTable(
+  "shop_order_grant",
+  {
+    id: id(),
+    orderId: bigNumber("order_id")
+      .notNull()
+      .references(() => shopOrder.orderId, { onDelete: "cascade" }),
+    lineItemId: bigNumber("line_item_id").notNull(),
+    bookId: ref("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "cascade" }),
+    userUuid: text("user_uuid"),
+    activationId: ref("activation_id").references(() => activation.id, { onDelete: "set null" }),
+    state: text("state", { enum: ["active", "revoked", "already-held", "no-account"] }).notNull(),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("shop_order_grant_order_line_book_uq").on(t.orderId, t.lineItemId, t.bookId),
+    index("shop_order_grant_user_book_idx").on(t.userUuid, t.bookId),
+    index("shop_order_grant_activation_idx").on(t.activationId),
+  ],
+);
+
+export const shopSyncState = pgTable("shop_sync_state", {
+  id: integer("id").primaryKey(),
+  orderStorage: text("order_storage"),
+  cursorAt: time("cursor_at"),
+  lastSyncAt: time("last_sync_at"),
+  lastSyncStartedAt: time("last_sync_started_at"),
+  lastSyncOrders: integer("last_sync_orders").notNull().default(0),
+  lastWebhookAt: time("last_webhook_at"),
+});
+
 export const tables = {
   blob,
   book,
@@ -305,6 +377,10 @@ export const tables = {
   rateLimit,
   rowCount,
   bookQrCodeCount,
+  shopProduct,
+  shopOrder,
+  shopOrderGrant,
+  shopSyncState,
 };
 
 export type Tables = typeof tables;

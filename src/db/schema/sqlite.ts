@@ -131,6 +131,8 @@ export const activation = sqliteTable(
       .references(() => book.id, { onDelete: "restrict" }),
     userUuid: text("user_uuid").notNull(),
     qrCodeId: integer("qr_code_id").references(() => activationQrCode.id, { onDelete: "set null" }),
+    // The WooCommerce order that granted it (API.md §7); no foreign key: the order lives in the shop.
+    shopOrderId: bigNumber("shop_order_id"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
@@ -278,6 +280,91 @@ export const bookQrCodeCount = sqliteTable(
   (t) => [primaryKey({ columns: [t.bookId] })],
 );
 
+// Shop orders (API.md §7, migration 0005). A product (or one variation of it) of the WooCommerce
+// shop that grants a book. variation_id 0 means "any variation": a real column value, so that the
+// unique index sees (book, product, any) twice as the duplicate it is (NULLs never collide).
+export const shopProduct = sqliteTable(
+  "shop_product",
+  {
+    id: id(),
+    bookId: integer("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "cascade" }),
+    productId: bigNumber("product_id").notNull(),
+    variationId: bigNumber("variation_id").notNull().default(0),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("shop_product_book_product_variation_uq").on(t.bookId, t.productId, t.variationId),
+    index("shop_product_product_idx").on(t.productId),
+    index("shop_product_book_idx").on(t.bookId),
+  ],
+);
+
+// One row per WooCommerce order bookdist has reconciled: what it saw last, and the claim that lets
+// one instance at a time reconcile it (claim_token until claimed_until).
+export const shopOrder = sqliteTable(
+  "shop_order",
+  {
+    orderId: bigNumber("order_id").notNull(),
+    status: text("status").notNull(),
+    paid: bool("paid").notNull(),
+    userUuid: text("user_uuid"),
+    // Lower case; set for guest orders, whose customer is found by it once the account exists.
+    billingEmail: text("billing_email"),
+    awaitingAccount: bool("awaiting_account").notNull().default(false),
+    shopModifiedAt: time("shop_modified_at"),
+    syncedAt: time("synced_at"),
+    claimToken: text("claim_token"),
+    claimedUntil: time("claimed_until"),
+  },
+  // A table-level key: an INTEGER PRIMARY KEY column would be optional on insert (see book_qr_code_count).
+  (t) => [
+    primaryKey({ columns: [t.orderId] }),
+    index("shop_order_awaiting_idx").on(t.billingEmail).where(sql`${t.awaitingAccount} = 1`),
+  ],
+);
+
+// What each order line granted, per book: a refund or a cancellation revokes exactly this.
+export const shopOrderGrant = sqliteTable(
+  "shop_order_grant",
+  {
+    id: id(),
+    orderId: bigNumber("order_id")
+      .notNull()
+      .references(() => shopOrder.orderId, { onDelete: "cascade" }),
+    lineItemId: bigNumber("line_item_id").notNull(),
+    bookId: integer("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "cascade" }),
+    userUuid: text("user_uuid"),
+    activationId: integer("activation_id").references(() => activation.id, { onDelete: "set null" }),
+    state: text("state", { enum: ["active", "revoked", "already-held", "no-account"] }).notNull(),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("shop_order_grant_order_line_book_uq").on(t.orderId, t.lineItemId, t.bookId),
+    index("shop_order_grant_user_book_idx").on(t.userUuid, t.bookId),
+    index("shop_order_grant_activation_idx").on(t.activationId),
+  ],
+);
+
+// The reconciliation's shared state, one row (id 1): every instance reads and moves the same cursor.
+export const shopSyncState = sqliteTable(
+  "shop_sync_state",
+  {
+    id: integer("id").notNull(),
+    orderStorage: text("order_storage"),
+    cursorAt: time("cursor_at"),
+    lastSyncAt: time("last_sync_at"),
+    lastSyncStartedAt: time("last_sync_started_at"),
+    lastSyncOrders: integer("last_sync_orders").notNull().default(0),
+    lastWebhookAt: time("last_webhook_at"),
+  },
+  (t) => [primaryKey({ columns: [t.id] })],
+);
+
 export const tables = {
   blob,
   book,
@@ -294,6 +381,10 @@ export const tables = {
   rateLimit,
   rowCount,
   bookQrCodeCount,
+  shopProduct,
+  shopOrder,
+  shopOrderGrant,
+  shopSyncState,
 };
 
 export type Tables = typeof tables;

@@ -33,6 +33,10 @@ export const Activation = z
       .int()
       .nullable()
       .openapi({ example: 1204, description: "The QR code it was made from; null if made by an admin" }),
+    shopOrderId: z.number().int().nullable().openapi({
+      example: 727,
+      description: "The WooCommerce order that granted it (API.md §7); null unless granted by a shop order",
+    }),
     ...timestamps,
   })
   .openapi("Activation");
@@ -63,6 +67,7 @@ export function toActivation(row: ActivationRow): z.infer<typeof Activation> {
     bookId: row.bookId,
     userUuid: row.userUuid,
     qrCodeId: row.qrCodeId,
+    shopOrderId: row.shopOrderId,
     ...timestampsOf(row),
   };
 }

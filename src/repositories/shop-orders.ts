@@ -1,0 +1,262 @@
+// bookdist's record of the shop's orders (migration 0005): one shop_order row per order seen, its
+// claim, the grants it made per line and book, and the reconciliation's shared cursor.
+import { and, asc, eq, gt, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import type { Database } from "#db";
+import { queuedWrite, withTransaction } from "../db/transaction";
+
+export type ShopOrderRow = Database["tables"]["shopOrder"]["$inferSelect"];
+export type ShopOrderGrantRow = Database["tables"]["shopOrderGrant"]["$inferSelect"];
+export type ShopSyncStateRow = Database["tables"]["shopSyncState"]["$inferSelect"];
+export type GrantState = ShopOrderGrantRow["state"];
+
+const SYNC_STATE_ID = 1;
+
+/**
+ * Takes the order's claim for `token` until `until`, unless another live claim holds it: one
+ * instance at a time reconciles an order. The row is made on first sight. On Postgres the UPDATE
+ * waits for a racing claimant's row lock and then re-checks its WHERE, so exactly one wins.
+ */
+export function claimOrder(
+  db: Database,
+  orderId: number,
+  token: string,
+  now: Date,
+  until: Date,
+): Promise<boolean> {
+  return withTransaction(db, async (tx) => {
+    const { shopOrder } = tx.tables;
+    await tx.orm.insert(shopOrder).values({ orderId, status: "", paid: false }).onConflictDoNothing();
+    const claimed = await tx.orm
+      .update(shopOrder)
+      .set({ claimToken: token, claimedUntil: until })
+      .where(
+        and(
+          eq(shopOrder.orderId, orderId),
+          or(
+            isNull(shopOrder.claimedUntil),
+            lt(shopOrder.claimedUntil, now),
+            eq(shopOrder.claimToken, token),
+          ),
+        ),
+      )
+      .returning({ orderId: shopOrder.orderId });
+    return claimed.length === 1;
+  });
+}
+
+/** Gives the claim back without recording anything (the read from the shop failed). */
+export async function releaseClaim(db: Database, orderId: number, token: string): Promise<void> {
+  await queuedWrite(db, async (tx) => {
+    const { shopOrder } = tx.tables;
+    await tx.orm
+      .update(shopOrder)
+      .set({ claimToken: null, claimedUntil: null })
+      .where(and(eq(shopOrder.orderId, orderId), eq(shopOrder.claimToken, token)));
+  });
+}
+
+/** Inside the apply transaction: whether `token` still holds the order's claim (locks the row on Postgres). */
+export async function holdsClaim(tx: Database, orderId: number, token: string): Promise<boolean> {
+  const { shopOrder } = tx.tables;
+  const rows = await tx.orm
+    .update(shopOrder)
+    .set({ claimToken: token })
+    .where(and(eq(shopOrder.orderId, orderId), eq(shopOrder.claimToken, token)))
+    .returning({ orderId: shopOrder.orderId });
+  return rows.length === 1;
+}
+
+/** Postgres: one transaction at a time touches a user's shop activations (promotions read other orders). */
+export async function lockUser(tx: Database, userUuid: string): Promise<void> {
+  if (tx.dialect !== "postgres") return;
+  // Only the Postgres builder has execute(); the dialect check above says this is it.
+  const orm = tx.orm as unknown as { execute(query: SQL): Promise<unknown> };
+  await orm.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`bookdist:shop-user:${userUuid}`}))`);
+}
+
+export async function findShopOrder(db: Database, orderId: number): Promise<ShopOrderRow | undefined> {
+  const { shopOrder } = db.tables;
+  const [row] = await db.orm.select().from(shopOrder).where(eq(shopOrder.orderId, orderId));
+  return row;
+}
+
+export function grantsOfOrder(db: Database, orderId: number): Promise<ShopOrderGrantRow[]> {
+  const { shopOrderGrant } = db.tables;
+  return db.orm
+    .select()
+    .from(shopOrderGrant)
+    .where(eq(shopOrderGrant.orderId, orderId))
+    .orderBy(asc(shopOrderGrant.lineItemId), asc(shopOrderGrant.bookId));
+}
+
+export interface GrantFields {
+  orderId: number;
+  lineItemId: number;
+  bookId: number;
+  userUuid: string | null;
+  activationId: number | null;
+  state: GrantState;
+}
+
+/** Records (or re-records) what one line did for one book. */
+export async function upsertGrant(tx: Database, fields: GrantFields, now: Date): Promise<void> {
+  const { shopOrderGrant } = tx.tables;
+  await tx.orm
+    .insert(shopOrderGrant)
+    .values({ ...fields, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({
+      target: [shopOrderGrant.orderId, shopOrderGrant.lineItemId, shopOrderGrant.bookId],
+      set: {
+        userUuid: fields.userUuid,
+        activationId: fields.activationId,
+        state: fields.state,
+        updatedAt: now,
+      },
+    });
+}
+
+export async function deleteGrant(tx: Database, id: number): Promise<void> {
+  const { shopOrderGrant } = tx.tables;
+  await tx.orm.delete(shopOrderGrant).where(eq(shopOrderGrant.id, id));
+}
+
+/**
+ * Another paid order's line that found the book already held (by an activation just revoked), the
+ * oldest first: it grants the book again (API.md §7). The current order is not a candidate.
+ */
+export async function heldElsewhere(
+  tx: Database,
+  userUuid: string,
+  bookId: number,
+  exceptOrderId: number,
+): Promise<ShopOrderGrantRow | undefined> {
+  const { shopOrderGrant, shopOrder } = tx.tables;
+  const [row] = await tx.orm
+    .select({ grant: shopOrderGrant })
+    .from(shopOrderGrant)
+    .innerJoin(shopOrder, eq(shopOrder.orderId, shopOrderGrant.orderId))
+    .where(
+      and(
+        eq(shopOrderGrant.userUuid, userUuid),
+        eq(shopOrderGrant.bookId, bookId),
+        eq(shopOrderGrant.state, "already-held"),
+        ne(shopOrderGrant.orderId, exceptOrderId),
+        eq(shopOrder.paid, true),
+      ),
+    )
+    .orderBy(asc(shopOrderGrant.id))
+    .limit(1);
+  return row?.grant;
+}
+
+export interface OrderRecord {
+  status: string;
+  paid: boolean;
+  userUuid: string | null;
+  billingEmail: string | null;
+  awaitingAccount: boolean;
+  shopModifiedAt: Date;
+  syncedAt: Date;
+}
+
+/** Inside the apply transaction: what the order is now, and its claim given back. */
+export async function recordOrder(tx: Database, orderId: number, record: OrderRecord): Promise<void> {
+  const { shopOrder } = tx.tables;
+  await tx.orm
+    .update(shopOrder)
+    .set({ ...record, claimToken: null, claimedUntil: null })
+    .where(eq(shopOrder.orderId, orderId));
+}
+
+/** The e-mails guest orders wait on for an account, in order after `afterEmail`, a chunk at a time. */
+export async function emailsAwaitingAccount(
+  db: Database,
+  afterEmail: string,
+  limit: number,
+): Promise<string[]> {
+  const { shopOrder } = db.tables;
+  const rows = await db.orm
+    .selectDistinct({ email: shopOrder.billingEmail })
+    .from(shopOrder)
+    .where(and(eq(shopOrder.awaitingAccount, true), gt(shopOrder.billingEmail, afterEmail)))
+    .orderBy(asc(shopOrder.billingEmail))
+    .limit(limit);
+  return rows.map((row) => row.email ?? "").filter(Boolean);
+}
+
+export function ordersAwaitingEmail(db: Database, email: string): Promise<{ orderId: number }[]> {
+  const { shopOrder } = db.tables;
+  return db.orm
+    .select({ orderId: shopOrder.orderId })
+    .from(shopOrder)
+    .where(and(eq(shopOrder.awaitingAccount, true), eq(shopOrder.billingEmail, email)));
+}
+
+export async function readSyncState(db: Database): Promise<ShopSyncStateRow | undefined> {
+  const { shopSyncState } = db.tables;
+  const [row] = await db.orm.select().from(shopSyncState).where(eq(shopSyncState.id, SYNC_STATE_ID));
+  return row;
+}
+
+/** Moves the shared state; the cursor only forwards (a slower instance's older cursor is ignored). */
+export async function writeSyncState(
+  db: Database,
+  fields: Partial<Omit<ShopSyncStateRow, "id">>,
+): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    const { shopSyncState } = tx.tables;
+    await tx.orm.insert(shopSyncState).values({ id: SYNC_STATE_ID }).onConflictDoNothing();
+    const [current] = await tx.orm.select().from(shopSyncState).where(eq(shopSyncState.id, SYNC_STATE_ID));
+    const next = { ...fields };
+    if (next.cursorAt && current?.cursorAt && next.cursorAt < current.cursorAt) delete next.cursorAt;
+    if (Object.keys(next).length > 0)
+      await tx.orm.update(shopSyncState).set(next).where(eq(shopSyncState.id, SYNC_STATE_ID));
+  });
+}
+
+export type ActivationRow = Database["tables"]["activation"]["$inferSelect"];
+
+/**
+ * A shop order's activation of the book, or null when the user holds it already (the unique
+ * (user, book) index decides, also against a QR redemption racing on Postgres).
+ */
+export async function insertShopActivation(
+  tx: Database,
+  fields: { bookId: number; userUuid: string; shopOrderId: number },
+  now: Date,
+): Promise<ActivationRow | null> {
+  const { activation } = tx.tables;
+  const [row] = await tx.orm
+    .insert(activation)
+    .values({ ...fields, qrCodeId: null, createdAt: now, updatedAt: now })
+    .onConflictDoNothing()
+    .returning();
+  return row ?? null;
+}
+
+/** Deletes the activation if it is still the one this order made (an admin may have replaced it). */
+export async function deleteShopActivation(
+  tx: Database,
+  activationId: number,
+  shopOrderId: number,
+): Promise<boolean> {
+  const { activation } = tx.tables;
+  const rows = await tx.orm
+    .delete(activation)
+    .where(and(eq(activation.id, activationId), eq(activation.shopOrderId, shopOrderId)))
+    .returning({ id: activation.id });
+  return rows.length === 1;
+}
+
+export async function heldActivation(
+  tx: Database,
+  userUuid: string,
+  bookId: number,
+): Promise<ActivationRow | undefined> {
+  const { activation } = tx.tables;
+  const [row] = await tx.orm
+    .select()
+    .from(activation)
+    .where(and(eq(activation.userUuid, userUuid), eq(activation.bookId, bookId)));
+  return row;
+}

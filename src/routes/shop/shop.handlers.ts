@@ -1,0 +1,57 @@
+import type { AppRouteHandler } from "../../http/types";
+import { notFound } from "../../lib/problems";
+import { shopStatus } from "../../services/shop-status";
+import { readDelivery } from "../../services/shop-webhook";
+import type * as routes from "./shop.routes";
+
+const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
+
+export const getShopStatus: AppRouteHandler<typeof routes.getShopStatus> = async (c) => {
+  return c.json(await shopStatus(c.get("deps")), 200);
+};
+
+const shopOff = () => notFound("Shop orders (SHOP_ORDERS is off)");
+
+export const syncShop: AppRouteHandler<typeof routes.syncShop> = async (c) => {
+  const { shop } = c.get("deps");
+  if (!shop) throw shopOff();
+  return c.json(await shop.sync(), 200);
+};
+
+export const getShopOrder: AppRouteHandler<typeof routes.getShopOrder> = async (c) => {
+  const { shop } = c.get("deps");
+  if (!shop) throw shopOff();
+  const { orderId } = c.req.valid("param");
+  const order = await shop.view(orderId);
+  if (!order) throw notFound(`Order ${orderId} of the shop`);
+  return c.json(
+    {
+      ...order,
+      grants: order.grants.map((grant) => ({
+        bookId: grant.bookId,
+        state: grant.state,
+        activationId: grant.activationId,
+      })),
+      syncedAt: iso(order.syncedAt),
+    },
+    200,
+  );
+};
+
+export const receiveShopWebhook: AppRouteHandler<typeof routes.receiveShopWebhook> = async (c) => {
+  const { shop, config } = c.get("deps");
+  const secret = config.shopWebhookSecret;
+  if (!shop || secret === undefined) throw notFound("The shop webhook (SHOP_WEBHOOK_SECRET is unset)");
+  // The body was read, bounded, by the route's body middleware (define-route.ts).
+  const body = new TextEncoder().encode(await c.req.text());
+  const delivery = readDelivery(
+    body,
+    { signature: c.req.header("x-wc-webhook-signature"), topic: c.req.header("x-wc-webhook-topic") },
+    secret,
+  );
+  if (delivery.kind === "order") {
+    await shop.noteWebhook();
+    await shop.reconcileNow(delivery.orderId);
+  }
+  return c.json({ received: true }, 200);
+};

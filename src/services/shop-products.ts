@@ -1,0 +1,51 @@
+// The shop's products (or single variations) that grant books (API.md §7 ShopProduct).
+import type { Database } from "#db";
+import type { ListWindow } from "../lib/list-window";
+import { validationFailed } from "../lib/problems";
+import { findBook } from "../repositories/books";
+import * as products from "../repositories/shop-products";
+import { ofExistingBook } from "./books";
+import { conflictIfDuplicate, found } from "./guards";
+import { pagedList } from "./page";
+
+export interface ShopProductInputValue {
+  bookId: number;
+  productId: number;
+  variationId?: number | null | undefined;
+}
+
+export const listShopProducts = pagedList(products.listShopProducts, products.countShopProducts);
+
+export function countShopProducts(db: Database): Promise<number> {
+  return products.countShopProducts(db);
+}
+
+/** A book's mappings; 404 for a book that does not exist, rather than an empty list. */
+export const listShopProductsOfBook = ofExistingBook(
+  (db, bookId, window: ListWindow<products.ShopProductSortField>) => listShopProducts(db, window, { bookId }),
+);
+
+export async function getShopProduct(db: Database, id: number): Promise<products.ShopProductRow> {
+  return found(await products.findShopProduct(db, id), `Shop product ${id}`);
+}
+
+export async function createShopProduct(
+  db: Database,
+  input: ShopProductInputValue,
+  now: Date,
+): Promise<products.ShopProductRow> {
+  if (!(await findBook(db, input.bookId)))
+    throw validationFailed("bookId", `book ${input.bookId} does not exist`);
+  return products
+    .insertShopProduct(
+      db,
+      { bookId: input.bookId, productId: input.productId, variationId: input.variationId ?? 0 },
+      now,
+    )
+    .catch(conflictIfDuplicate("This book is already mapped to that product (and variation)."));
+}
+
+/** Grants already made stay: they belong to their orders (API.md §7). */
+export async function removeShopProduct(db: Database, id: number): Promise<products.ShopProductRow> {
+  return found(await products.deleteShopProduct(db, id), `Shop product ${id}`);
+}

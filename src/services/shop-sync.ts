@@ -1,0 +1,438 @@
+// API.md §7: paid WooCommerce orders grant books, refunds and cancellations take them back. The
+// shop's database is the only truth (webhooks only say "look at this order now"). Each order is
+// reconciled under a claim (one instance at a time), read from the shop outside any transaction,
+// and its grants brought to what the order says now in one transaction of bookdist's database.
+import type { Database } from "#db";
+import type { Config } from "../config";
+import { withTransaction } from "../db/transaction";
+import type { Clock } from "../lib/clock";
+import { describeError, type Logger } from "../lib/logger";
+import { AppError } from "../lib/problems";
+import * as orders from "../repositories/shop-orders";
+import { mappingsOfProducts, type ShopProductRow } from "../repositories/shop-products";
+import type { StoreUser } from "../store/directory";
+import type { OrderStorage, ShopOrderSnapshot, WooCommerceOrders } from "../store/woocommerce";
+import { type GrantEvent, reportGrant, reportRevocation } from "./shop-grants";
+
+/** The shop's users as reconciliation needs them (store/wordpress.ts). */
+export interface ShopCustomers {
+  findByStoreUserId(storeUserId: string): Promise<StoreUser | null>;
+  findByEmail(email: string): Promise<StoreUser | null>;
+  existingEmails(emails: string[]): Promise<Set<string>>;
+}
+
+export interface ShopSyncDeps {
+  db: Database;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface SyncResult {
+  ordersSeen: number;
+  granted: number;
+  revoked: number;
+}
+
+/**
+ * The scan re-reads this much before the cursor: a shop transaction that committed late with an
+ * earlier updated-at, or a clock step, is still seen. Re-reading is cheap: an order whose record is
+ * newer than the row's updated-at is skipped.
+ */
+export const SYNC_OVERLAP_MS = 5 * 60_000;
+/** How long a claim lasts: far longer than one order's reconciliation, short enough after a crash. */
+const CLAIM_MS = 60_000;
+/** How long a reconciliation waits for another instance's claim on the same order. */
+const CLAIM_WAIT_MS = 15_000;
+const CLAIM_POLL_MS = 50;
+const SCAN_CHUNK = 500;
+const EMAIL_CHUNK = 500;
+
+interface Wanted {
+  lineItemId: number;
+  bookId: number;
+}
+
+function fieldsOf(grant: orders.ShopOrderGrantRow): orders.GrantFields {
+  const { orderId, lineItemId, bookId, userUuid, activationId, state } = grant;
+  return { orderId, lineItemId, bookId, userUuid, activationId, state };
+}
+
+const keyOf = (grant: { lineItemId: number; bookId: number }) => `${grant.lineItemId}:${grant.bookId}`;
+
+/** Another instance held the order's claim for the whole wait: 503 to a webhook, skipped by a sync. */
+class OrderBusyError extends AppError {
+  constructor(orderId: number) {
+    super("SERVICE_UNAVAILABLE", `Order ${orderId} is being reconciled elsewhere; try again.`, {
+      headers: { "Retry-After": "5" },
+    });
+  }
+}
+
+export class ShopSync {
+  constructor(
+    private readonly deps: ShopSyncDeps,
+    private readonly shop: WooCommerceOrders,
+    private readonly customers: ShopCustomers,
+  ) {}
+
+  get paidStatuses(): string[] {
+    return this.deps.config.shopPaidStatuses;
+  }
+
+  /** One reconciliation of every order changed since the cursor (minus the overlap), and of guest orders whose account now exists. */
+  async sync(): Promise<SyncResult> {
+    const { db, clock, logger } = this.deps;
+    const startedLocal = clock.now();
+    const startedShop = await this.shop.now();
+    const storage = await this.shop.storage();
+    const state = await orders.readSyncState(db);
+    if (state?.orderStorage && state.orderStorage !== storage)
+      logger.info("the shop's order storage changed", { from: state.orderStorage, to: storage });
+    const since = new Date((state?.cursorAt?.getTime() ?? 0) - SYNC_OVERLAP_MS);
+    const result: SyncResult = { ordersSeen: 0, granted: 0, revoked: 0 };
+    const seen = new Set<number>();
+    let failed = 0;
+    let after: { at: Date; rowId: number } | undefined;
+    for (;;) {
+      const changed = await this.shop.changedSince(
+        storage,
+        new Date(Math.max(0, since.getTime())),
+        after,
+        SCAN_CHUNK,
+      );
+      for (const row of changed) {
+        if (seen.has(row.orderId)) continue;
+        seen.add(row.orderId);
+        const record = await orders.findShopOrder(db, row.orderId);
+        // Read after this change had its second: nothing to learn from the row.
+        if (record?.shopModifiedAt && record.syncedAt && row.modifiedAt <= record.shopModifiedAt) continue;
+        const part = await this.reconcileOrLog(row.orderId, storage, startedShop);
+        if (part) this.add(result, part);
+        else failed++;
+      }
+      const last = changed.at(-1);
+      if (!last || changed.length < SCAN_CHUNK) break;
+      after = { at: last.modifiedAt, rowId: last.rowId };
+    }
+    result.ordersSeen = seen.size;
+    if (this.deps.config.shopGuestOrders === "match-email") {
+      const waiting = await this.reconcileAwaitingAccounts(storage, startedShop, seen);
+      this.add(result, waiting);
+      failed += waiting.failed;
+    }
+    await orders.writeSyncState(db, {
+      orderStorage: storage,
+      // An order that failed is met again next time: the cursor stays where it was.
+      ...(failed === 0 ? { cursorAt: startedShop } : {}),
+      lastSyncStartedAt: startedLocal,
+      lastSyncAt: clock.now(),
+      lastSyncOrders: result.ordersSeen,
+    });
+    return result;
+  }
+
+  /** A guest's account now exists (registration in the app): their waiting orders grant at once. */
+  async accountCreated(email: string): Promise<void> {
+    if (this.deps.config.shopGuestOrders !== "match-email") return;
+    try {
+      const waiting = await orders.ordersAwaitingEmail(this.deps.db, email.trim().toLowerCase());
+      if (waiting.length === 0) return;
+      const storage = await this.shop.storage();
+      const from = await this.shop.now();
+      for (const { orderId } of waiting) await this.reconcile(orderId, storage, from);
+    } catch (error) {
+      // The sync finds these orders within a minute anyway; registration must not fail for it.
+      this.deps.logger.warn("guest orders of a new account not reconciled yet", describeError(error));
+    }
+  }
+
+  /** A webhook named this order: reconcile it now, from the shop's database. */
+  async reconcileNow(orderId: number): Promise<SyncResult> {
+    const storage = await this.shop.storage();
+    const from = await this.shop.now();
+    const result = { ordersSeen: 1, granted: 0, revoked: 0 };
+    this.add(result, await this.reconcile(orderId, storage, from));
+    return result;
+  }
+
+  async noteWebhook(): Promise<void> {
+    await orders.writeSyncState(this.deps.db, { lastWebhookAt: this.deps.clock.now() });
+  }
+
+  /** The order as the shop holds it now and what it granted; null when the shop has no such order. */
+  async view(orderId: number) {
+    const storage = await this.shop.storage();
+    const snapshot = await this.shop.read(storage, orderId);
+    if (!snapshot) return null;
+    const record = await orders.findShopOrder(this.deps.db, orderId);
+    const grants = await orders.grantsOfOrder(this.deps.db, orderId);
+    return {
+      orderId,
+      status: snapshot.status,
+      paid: this.paidStatuses.includes(snapshot.status),
+      userUuid: record?.userUuid ?? null,
+      grants,
+      syncedAt: record?.syncedAt ?? null,
+    };
+  }
+
+  async storage(): Promise<OrderStorage | null> {
+    try {
+      return await this.shop.storage();
+    } catch {
+      return null;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.shop.close();
+  }
+
+  private add(total: { granted: number; revoked: number }, part: { granted: number; revoked: number }): void {
+    total.granted += part.granted;
+    total.revoked += part.revoked;
+  }
+
+  private async reconcileAwaitingAccounts(storage: OrderStorage, from: Date, done: Set<number>) {
+    const result = { granted: 0, revoked: 0, failed: 0 };
+    let afterEmail = "";
+    for (;;) {
+      const emails = await orders.emailsAwaitingAccount(this.deps.db, afterEmail, EMAIL_CHUNK);
+      if (emails.length === 0) break;
+      const existing = await this.customers.existingEmails(emails);
+      for (const email of emails) {
+        if (!existing.has(email)) continue;
+        for (const { orderId } of await orders.ordersAwaitingEmail(this.deps.db, email)) {
+          if (done.has(orderId)) continue;
+          const part = await this.reconcileOrLog(orderId, storage, from);
+          if (part) this.add(result, part);
+          else result.failed++;
+        }
+      }
+      afterEmail = emails.at(-1) ?? "";
+      if (emails.length < EMAIL_CHUNK) break;
+    }
+    return result;
+  }
+
+  /**
+   * One order of a sync: its failure (a claim held too long elsewhere, a broken row) is logged and
+   * the sync goes on, but a shop that cannot be reached ends the sync.
+   */
+  private async reconcileOrLog(orderId: number, storage: OrderStorage, from: Date) {
+    try {
+      return await this.reconcile(orderId, storage, from);
+    } catch (error) {
+      if (
+        error instanceof AppError &&
+        error.code === "SERVICE_UNAVAILABLE" &&
+        !(error instanceof OrderBusyError)
+      )
+        throw error;
+      this.deps.logger.warn("shop order not reconciled", { orderId, ...describeError(error) });
+      return undefined;
+    }
+  }
+
+  /**
+   * Reconciles one order under its claim. `from`: the shop's clock before the read, so that a later
+   * scan knows which changes this read has seen.
+   */
+  async reconcile(
+    orderId: number,
+    storage: OrderStorage,
+    from: Date,
+  ): Promise<{ granted: number; revoked: number }> {
+    const { db, clock } = this.deps;
+    if (await this.nothingToDo(storage, orderId)) return { granted: 0, revoked: 0 };
+    const token = crypto.randomUUID();
+    await this.waitForClaim(orderId, token);
+    let snapshot: ShopOrderSnapshot | null;
+    let user: StoreUser | null = null;
+    let mappings: ShopProductRow[];
+    try {
+      snapshot = await this.shop.read(storage, orderId);
+      const lines = snapshot?.lines.filter((line) => line.netQuantity > 0) ?? [];
+      mappings = await mappingsOfProducts(db, [...new Set(lines.map((line) => line.productId))]);
+      if (snapshot && mappings.length > 0) user = await this.customerOf(snapshot);
+    } catch (error) {
+      await orders.releaseClaim(db, orderId, token);
+      throw error;
+    }
+    const paid = snapshot !== null && this.paidStatuses.includes(snapshot.status);
+    const wanted = new Map<string, Wanted>();
+    // SHOP_GUEST_ORDERS=ignore: a guest order grants nothing and waits for no account.
+    const ignored = snapshot?.customerId === 0 && this.deps.config.shopGuestOrders === "ignore";
+    if (paid && snapshot && !ignored) {
+      for (const line of snapshot.lines) {
+        if (line.netQuantity <= 0) continue;
+        for (const mapping of mappings) {
+          if (mapping.productId !== line.productId) continue;
+          if (mapping.variationId !== 0 && mapping.variationId !== line.variationId) continue;
+          const want = { lineItemId: line.lineItemId, bookId: mapping.bookId };
+          wanted.set(keyOf(want), want);
+        }
+      }
+    }
+    const guest = snapshot !== null && snapshot.customerId === 0;
+    const email = snapshot?.billingEmail.trim().toLowerCase() || null;
+    const granted: GrantEvent[] = [];
+    const revoked: GrantEvent[] = [];
+    const now = clock.now();
+    await this.apply(orderId, token, async () =>
+      withTransaction(db, async (tx) => {
+        if (!(await orders.holdsClaim(tx, orderId, token)))
+          throw new Error("another instance took over the order's claim");
+        const existing = await orders.grantsOfOrder(tx, orderId);
+        const users = new Set(
+          [user?.uuid, ...existing.map((g) => g.userUuid)].filter((u): u is string => !!u),
+        );
+        for (const uuid of [...users].sort()) await orders.lockUser(tx, uuid);
+        // Revocations first: a line's book freed here may be granted again by another line or order.
+        for (const grant of existing) {
+          const keep = wanted.has(keyOf(grant)) && grant.userUuid === (user?.uuid ?? null);
+          if (keep && grant.state !== "revoked") continue;
+          if (grant.state === "active") await this.revoke(tx, grant, now, revoked, granted);
+          else if (grant.state === "already-held")
+            await orders.upsertGrant(tx, { ...fieldsOf(grant), activationId: null, state: "revoked" }, now);
+          else if (grant.state === "no-account") await orders.deleteGrant(tx, grant.id);
+        }
+        const current = new Map((await orders.grantsOfOrder(tx, orderId)).map((g) => [keyOf(g), g]));
+        for (const want of wanted.values()) {
+          const grant = current.get(keyOf(want));
+          const base = { orderId, lineItemId: want.lineItemId, bookId: want.bookId };
+          if (!user) {
+            await orders.upsertGrant(
+              tx,
+              { ...base, userUuid: null, activationId: null, state: "no-account" },
+              now,
+            );
+            continue;
+          }
+          const held = await orders.heldActivation(tx, user.uuid, want.bookId);
+          if (grant?.state === "active" && held && held.id === grant.activationId) continue;
+          if (held) {
+            await orders.upsertGrant(
+              tx,
+              { ...base, userUuid: user.uuid, activationId: held.id, state: "already-held" },
+              now,
+            );
+            continue;
+          }
+          await this.grant(tx, { ...base, userUuid: user.uuid }, now, granted);
+        }
+        await orders.recordOrder(tx, orderId, {
+          status: snapshot?.status ?? "deleted",
+          paid,
+          userUuid: user?.uuid ?? null,
+          billingEmail: guest ? email : null,
+          awaitingAccount: guest && paid && !user && wanted.size > 0,
+          // The shop's changes before this second are in the record (its clock has whole seconds).
+          shopModifiedAt: new Date(from.getTime() - 1000),
+          syncedAt: now,
+        });
+      }),
+    );
+    // Reported once committed: a rolled-back transaction granted nothing.
+    for (const event of granted) reportGrant(this.deps.logger, event);
+    for (const event of revoked) reportRevocation(this.deps.logger, event);
+    return { granted: granted.length, revoked: revoked.length };
+  }
+
+  /** Runs the apply transaction; if it fails, the claim is given back at once (not at its expiry). */
+  private async apply(orderId: number, token: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      await orders.releaseClaim(this.deps.db, orderId, token).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Most of a shop's orders buy nothing that grants a book: an order with no mapped line, no grant
+   * and no guest waiting is left without a claim or a write (a first sync of a large shop reads each
+   * order once and writes only for the mapped ones). Anything else is read again under the claim.
+   */
+  private async nothingToDo(storage: OrderStorage, orderId: number): Promise<boolean> {
+    const { db } = this.deps;
+    const snapshot = await this.shop.read(storage, orderId);
+    const products =
+      snapshot?.lines.filter((line) => line.netQuantity > 0).map((line) => line.productId) ?? [];
+    if ((await mappingsOfProducts(db, [...new Set(products)])).length > 0) return false;
+    return (await orders.grantsOfOrder(db, orderId)).length === 0;
+  }
+
+  private async grant(
+    tx: Database,
+    grant: { orderId: number; lineItemId: number; bookId: number; userUuid: string },
+    now: Date,
+    granted: GrantEvent[],
+  ): Promise<void> {
+    const activation = await orders.insertShopActivation(
+      tx,
+      { bookId: grant.bookId, userUuid: grant.userUuid, shopOrderId: grant.orderId },
+      now,
+    );
+    if (!activation) {
+      const held = await orders.heldActivation(tx, grant.userUuid, grant.bookId);
+      await orders.upsertGrant(tx, { ...grant, activationId: held?.id ?? null, state: "already-held" }, now);
+      return;
+    }
+    await orders.upsertGrant(tx, { ...grant, activationId: activation.id, state: "active" }, now);
+    granted.push({ ...grant, activationId: activation.id });
+  }
+
+  /** Takes back what the grant made; another paid order that found the book held grants it again. */
+  private async revoke(
+    tx: Database,
+    grant: orders.ShopOrderGrantRow,
+    now: Date,
+    revoked: GrantEvent[],
+    granted: GrantEvent[],
+  ): Promise<void> {
+    const userUuid = grant.userUuid ?? "";
+    const activationId = grant.activationId;
+    if (activationId !== null && (await orders.deleteShopActivation(tx, activationId, grant.orderId)))
+      revoked.push({
+        orderId: grant.orderId,
+        lineItemId: grant.lineItemId,
+        bookId: grant.bookId,
+        userUuid,
+        activationId,
+      });
+    await orders.upsertGrant(tx, { ...fieldsOf(grant), activationId: null, state: "revoked" }, now);
+    if (!grant.userUuid || (await orders.heldActivation(tx, grant.userUuid, grant.bookId))) return;
+    const other = await orders.heldElsewhere(tx, grant.userUuid, grant.bookId, grant.orderId);
+    if (other)
+      await this.grant(
+        tx,
+        {
+          orderId: other.orderId,
+          lineItemId: other.lineItemId,
+          bookId: other.bookId,
+          userUuid: grant.userUuid,
+        },
+        now,
+        granted,
+      );
+  }
+
+  private async customerOf(snapshot: ShopOrderSnapshot): Promise<StoreUser | null> {
+    if (snapshot.customerId > 0) return this.customers.findByStoreUserId(String(snapshot.customerId));
+    if (this.deps.config.shopGuestOrders !== "match-email") return null;
+    return this.customers.findByEmail(snapshot.billingEmail);
+  }
+
+  private async waitForClaim(orderId: number, token: string): Promise<void> {
+    const { db, clock } = this.deps;
+    const deadline = Date.now() + CLAIM_WAIT_MS;
+    for (;;) {
+      const now = clock.now();
+      if (await orders.claimOrder(db, orderId, token, now, new Date(now.getTime() + CLAIM_MS))) return;
+      if (Date.now() > deadline) throw new OrderBusyError(orderId);
+      await Bun.sleep(CLAIM_POLL_MS);
+    }
+  }
+}
