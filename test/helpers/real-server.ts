@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createTestDatabase, type TestDatabase } from "./databases";
+import { auditLogLine } from "./log-audit";
 
 export const projectRoot = join(import.meta.dir, "..", "..");
 
@@ -62,11 +63,15 @@ export async function startRealServer(options: { env?: Record<string, string> } 
       pending = parts.pop() ?? "";
       for (const line of parts) {
         lines.push(line);
+        auditLogLine(line, "real server");
         const url = listeningUrl(line);
         if (url) announce(url);
       }
     }
-    if (pending) lines.push(pending);
+    if (pending) {
+      lines.push(pending);
+      auditLogLine(pending, "real server");
+    }
   };
   const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
 

@@ -2,6 +2,7 @@
 // captured so a test can read the log lines and kill or stop it with any signal.
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { auditLogLine, auditLogText } from "./log-audit";
 
 export const projectRoot = join(import.meta.dir, "..", "..");
 
@@ -53,7 +54,13 @@ export async function spawnServer(options: {
   let output = "";
   const drain = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
-    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
+    let pending = "";
+    for await (const chunk of stream) {
+      const text = decoder.decode(chunk, { stream: true });
+      output += text;
+      pending = auditLogText(pending + text, "spawned server");
+    }
+    auditLogLine(pending, "spawned server");
   };
   void drain(child.stdout);
   void drain(child.stderr);

@@ -6,13 +6,14 @@ import { type App, createApp } from "../../src/app";
 import { type Config, parseConfig } from "../../src/config";
 import type { Deps } from "../../src/deps";
 import { fixedClock } from "../../src/lib/clock";
-import { type Logger, silentLogger } from "../../src/lib/logger";
+import type { Logger } from "../../src/lib/logger";
 import { grantAdmin } from "../../src/services/admin-grants";
 import type { ShopSync } from "../../src/services/shop-sync";
 import { BlobStore } from "../../src/storage/blob-store";
 import type { StoreDirectory } from "../../src/store/directory";
 import { EmbeddedStore } from "../../src/store/embedded";
 import { createTestDatabase, type TestDatabase } from "./databases";
+import { auditedLogger } from "./log-audit";
 
 export const ADMIN_EMAIL = "admin@example.com";
 /**
@@ -83,7 +84,7 @@ export async function createTestApp(
     pingDatabase: () => database.handle.ping(),
     blobs,
     clock,
-    logger: options.logger ?? silentLogger,
+    logger: options.logger ?? auditedLogger,
     jwtSecret: "test-secret-that-is-long-enough-for-hs256",
   };
   const deps: Deps = {

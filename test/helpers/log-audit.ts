@@ -1,0 +1,65 @@
+// The log of a whole test run, audited (API.md §8: no token, password, query secret or presigned
+// signature in any line). Every in-process app logs through `auditedLogger` unless a test gives
+// its own logger, and every real server the helpers start has its output fed here line by line;
+// the preload's afterAll fails the run if any line held a secret, naming the source and the kind
+// of secret, never the secret itself.
+import { createLogger, type Logger } from "../../src/lib/logger";
+
+/** Secrets the run knows by value: signing secrets, fixture passwords, object-store keys. */
+const knownSecrets = new Set<string>([
+  "test-secret-that-is-long-enough-for-hs256",
+  "real-server-test-secret-0123456789-abcdef",
+  "spawned-server-secret-0123456789-abcdef",
+  "correct horse battery staple",
+]);
+
+/** Secrets recognised by their shape, whoever made them. */
+const SHAPES: Array<[kind: string, pattern: RegExp]> = [
+  ["a JWT", /eyJ[\w-]{8,}\.eyJ[\w-]{8,}/],
+  ["a Bearer credential", /Bearer\s+\S/i],
+  ["a Basic credential", /Basic\s+[A-Za-z0-9+/]{8,}={0,2}/],
+  ["an Authorization header", /authorization/i],
+  ["a password field", /"(?:password|newPassword|oldPassword)"\s*:/i],
+  ["a presigned URL's signature", /X-Amz-(?:Signature|Credential)|[?&]Signature=/i],
+  ["a versioned link's query secret", /[?&]sha256=/i],
+  // src/services/activation-code.ts: four groups of four of Crockford's alphabet.
+  ["an activation code", /\b[0-9A-HJKMNP-TV-Z]{4}(?:-[0-9A-HJKMNP-TV-Z]{4}){3}\b/],
+];
+
+const findings: string[] = [];
+let audited = 0;
+
+/** A secret the run made (a generated password, a bucket's key) that no line may hold. */
+export function registerSecret(value: string): void {
+  if (value.length >= 8) knownSecrets.add(value);
+}
+
+/** What kinds of secret `line` holds (none: []). */
+export function secretKindsIn(line: string): string[] {
+  const kinds = SHAPES.filter(([, pattern]) => pattern.test(line)).map(([kind]) => kind);
+  for (const secret of knownSecrets) {
+    if (line.includes(secret)) kinds.push(`a known secret (${secret.length} characters)`);
+  }
+  return kinds;
+}
+
+export function auditLogLine(line: string, source: string): void {
+  if (line.length === 0) return;
+  audited++;
+  for (const kind of secretKindsIn(line)) findings.push(`${source}: ${kind} in a log line`);
+}
+
+/** Splits what a process wrote into lines; returns the unfinished tail to prepend to the next chunk. */
+export function auditLogText(pending: string, source: string): string {
+  const parts = pending.split("\n");
+  const tail = parts.pop() ?? "";
+  for (const line of parts) auditLogLine(line, source);
+  return tail;
+}
+
+/** The in-process apps' default logger: info level, every line audited and then dropped. */
+export const auditedLogger: Logger = createLogger("info", (line) => auditLogLine(line, "in-process app"));
+
+export function logAuditReport(): { audited: number; findings: string[] } {
+  return { audited, findings: [...new Set(findings)] };
+}
