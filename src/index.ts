@@ -1,5 +1,4 @@
 // Entry: read config, open the database and the store, serve, run jobs; SIGTERM stops it cleanly.
-import { join } from "node:path";
 import { createApp } from "./app";
 import { resolveJwtSecret } from "./auth/jwt-secret";
 import { loadConfigOrExit } from "./config";
@@ -10,7 +9,7 @@ import { lastResortResponse } from "./http/server-responses";
 import { startJobs } from "./jobs/scheduler";
 import { systemClock } from "./lib/clock";
 import { createLogger, describeError } from "./lib/logger";
-import { BlobStore } from "./storage/blob-store";
+import { createBlobStore } from "./storage/create-blob-store";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
 import { openStore } from "./store/open-store";
 
@@ -26,7 +25,7 @@ try {
     logger,
   });
   const store = await openStore(config, database.db, systemClock);
-  const blobs = new BlobStore(join(config.dataDir, "blobs"));
+  const blobs = createBlobStore(config);
   await blobs.init();
   // Uploads cut off by a crash or SIGKILL of an earlier run leave temp files; none is a blob.
   const orphans = await blobs.removeOrphanedTempFiles();

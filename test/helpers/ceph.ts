@@ -121,15 +121,25 @@ ms mon client mode = crc
   );
   const env = { CEPH_CONF: conf };
   const daemon = (command: string[]) => {
-    const child = Bun.spawn([...command, "-f"], { stdout: "ignore", stderr: "ignore", env: { ...process.env, ...env } });
+    const child = Bun.spawn([...command, "-f"], {
+      stdout: "ignore",
+      stderr: "ignore",
+      env: { ...process.env, ...env },
+    });
     // Not waited on: the test process may exit while they run (the exit hook kills them).
     child.unref();
     daemons.push(child);
     return child;
   };
 
-  await run(["monmaptool", "--create", "--add", "a", `v2:127.0.0.1:${monPort}`, "--fsid", fsid, join(dir, "monmap")], env);
-  await run(["ceph-mon", "--id", "a", "--mkfs", "--monmap", join(dir, "monmap"), "--keyring", "/dev/null"], env);
+  await run(
+    ["monmaptool", "--create", "--add", "a", `v2:127.0.0.1:${monPort}`, "--fsid", fsid, join(dir, "monmap")],
+    env,
+  );
+  await run(
+    ["ceph-mon", "--id", "a", "--mkfs", "--monmap", join(dir, "monmap"), "--keyring", "/dev/null"],
+    env,
+  );
   writeFileSync(join(dir, "mon", "keyring"), "");
   daemon(["ceph-mon", "--id", "a"]);
   const ceph = ["ceph", "--connect-timeout", "15"];

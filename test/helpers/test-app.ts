@@ -8,7 +8,7 @@ import type { Deps } from "../../src/deps";
 import { fixedClock } from "../../src/lib/clock";
 import { type Logger, silentLogger } from "../../src/lib/logger";
 import { grantAdmin } from "../../src/services/admin-grants";
-import { BlobStore } from "../../src/storage/blob-store";
+import { createBlobStore } from "../../src/storage/create-blob-store";
 import type { StoreDirectory } from "../../src/store/directory";
 import { EmbeddedStore } from "../../src/store/embedded";
 import { createTestDatabase, type TestDatabase } from "./databases";
@@ -72,7 +72,7 @@ export async function createTestApp(
   };
   const database = await createTestDatabase({ onQuery: options.onQuery });
   const clock = fixedClock("2026-11-21T10:00:00.000Z");
-  const blobs = new BlobStore(join(dataDir, "blobs"));
+  const blobs = createBlobStore(config);
   await blobs.init();
   const base = {
     config,
