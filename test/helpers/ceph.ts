@@ -2,7 +2,7 @@
 // memstore OSD, the RADOS Gateway) in a temp folder, on 127.0.0.1 and random free ports, with
 // authentication between the daemons off and pools of size 1. It starts once per test process
 // (~25 s), on first use, and every daemon is killed by pid when the process exits.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -66,15 +66,38 @@ export function sharedCeph(): Promise<Ceph> {
 async function startCeph(): Promise<Ceph> {
   const dir = mkdtempSync(join(tmpdir(), "bookdist-ceph-"));
   const daemons: Subprocess[] = [];
-  // Killed by pid at exit: memstore keeps nothing worth a clean shutdown.
+  // Killed by pid at exit: memstore keeps nothing worth a clean shutdown. `bun test` does not
+  // always emit "exit" and a test process may itself be killed, so a watchdog shell also waits
+  // for this process to end and then kills the daemons it was told about and removes the folder.
+  const pidsFile = join(dir, "daemon-pids");
+  writeFileSync(pidsFile, "");
+  const watchdog = Bun.spawn(
+    [
+      "sh",
+      "-c",
+      'while kill -0 "$1" 2>/dev/null; do sleep 1; done; for pid in $(cat "$2"); do kill -9 "$pid" 2>/dev/null; done; rm -rf "$3"',
+      "ceph-watchdog",
+      String(process.pid),
+      pidsFile,
+      dir,
+    ],
+    { stdin: "ignore", stdout: "ignore", stderr: "ignore" },
+  );
+  watchdog.unref();
   process.on("exit", () => {
-    for (const daemon of daemons) daemon.kill("SIGKILL");
+    for (const daemon of daemons) {
+      try {
+        process.kill(daemon.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
     rmSync(dir, { recursive: true, force: true });
   });
   const monPort = freePort();
   const rgwPort = freePort();
   const fsid = crypto.randomUUID();
-  for (const sub of ["mon", "osd", "mgr", "run", "log"]) mkdirSync(join(dir, sub));
+  for (const sub of ["mon", "osd", "mgr", "run", "log"]) mkdirSync(join(dir, sub), { recursive: true });
   const conf = join(dir, "ceph.conf");
   writeFileSync(
     conf,
@@ -129,6 +152,7 @@ ms mon client mode = crc
     // Not waited on: the test process may exit while they run (the exit hook kills them).
     child.unref();
     daemons.push(child);
+    appendFileSync(pidsFile, `${child.pid}\n`);
     return child;
   };
 
