@@ -34,6 +34,7 @@ for (const mode of ["redirect", "proxy"] as const) {
   describe.if(ceph)(`downloads with STORAGE=s3, S3_DOWNLOADS=${mode}`, () => {
     let t: TestApp;
     let admin: { token: string };
+    let bookId: number;
     const downloads: Download[] = [];
     let workshop: ApkWorkshop | undefined;
 
@@ -44,6 +45,7 @@ for (const mode of ["redirect", "proxy"] as const) {
         await t.call("POST", "/book", { token: admin.token, json: { title: "Clouds: 1/2" } }),
         Book,
       );
+      bookId = book.id;
       const png = new Uint8Array(await QRCode.toBuffer(`cover ${mode}`, { width: 200 }));
       expect(
         (await t.call("POST", `/book/${book.id}/cover`, { token: admin.token, body: multipartFile(png) }))
@@ -230,6 +232,32 @@ for (const mode of ["redirect", "proxy"] as const) {
           expect(head.headers.get("content-length")).toBe(String(bytes.length));
           expect(await head.text()).toBe("");
         }
+      });
+
+      test("uploads are checked as on disk: a lying zip is 415 and nothing reaches the bucket", async () => {
+        const storage = t.config.storage;
+        if (storage.driver !== "s3") throw new Error("an S3 app");
+        const s3 = t.deps.blobs as S3BlobStore;
+        const version = await bodyAs(
+          await t.call("POST", "/bookversion", {
+            token: admin.token,
+            json: {
+              bookId,
+              versionCode: 99,
+              versionName: "lie",
+            },
+          }),
+          BookVersion,
+        );
+        const lie = new TextEncoder().encode(`PK\u0003\u0004 but then nothing ${crypto.randomUUID()}`);
+        const refused = await t.call("POST", `/bookversion/${version.id}/upload`, {
+          token: admin.token,
+          body: multipartFile(lie, { filename: "book.zip" }),
+        });
+        await expectProblem(refused, 415, "UNSUPPORTED_MEDIA_TYPE");
+        expect(await s3.exists(sha256(lie))).toBe(false);
+        const temp = await Array.fromAsync(new Bun.Glob("*.part").scan(`${t.dataDir}/blobs/tmp`));
+        expect(temp).toEqual([]);
       });
 
       test("a bucket that cannot be reached: downloads, uploads and /health answer 503 with Retry-After", async () => {
