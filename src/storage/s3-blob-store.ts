@@ -135,8 +135,9 @@ export class S3BlobStore implements BlobStore {
   /**
    * Copies the temp file into the bucket. Small files go in one PUT; larger ones through the
    * multipart writer, fed a part at a time and flushed before the next is read, so at most a
-   * couple of parts are in memory (handing Bun the whole file, or writing without waiting, let
-   * its writer buffer far more: see bench/files.ts).
+   * couple of parts are in memory. Measured with a 1 GiB file against Ceph RGW (Bun 1.4.5), peak
+   * RSS of the process: this path 93 MiB, `write(Bun.file(path))` 121 MiB, the writer fed
+   * without waiting 1,723 MiB (it buffers whatever it is given).
    */
   async upload(path: string, sha256: string, size: number): Promise<void> {
     const target = this.file(sha256);
