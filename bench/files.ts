@@ -1,10 +1,12 @@
 // Files benchmark (issue "Files"): download throughput of a 256 MiB archive through the service
 // (authenticated, entitlement checked) against a bare Bun.serve and nginx serving the same file,
 // and a 1 GiB upload's peak server RSS and throughput against a bare Bun.serve piping to disk.
-// Run: bun bench/files.ts   (loopback only; about a minute; needs curl, and nginx for its column)
+// With Ceph installed it ends with the S3 driver's figures (bench/files-s3.ts).
+// Run: bun bench/files.ts   (loopback only; a few minutes; needs curl, and nginx for its column)
 import { Database } from "bun:sqlite";
 import { chmodSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { benchS3 } from "./files-s3";
 import { fmt, freePort, json, median, peakRssMiB, startBookdist, tempDir, waitForHttp } from "./lib";
 import { writeLargeZip } from "./make-zip-file";
 
@@ -204,6 +206,8 @@ try {
     `  bare Bun.serve piping the body to disk  ${fmt(bareUploadSpeed)} MiB/s`,
     `  ratio bookdist / bare Bun               ${fmt(serviceUpload / bareUploadSpeed, 2)}`,
   );
+  // The S3 driver's columns (Ceph's RADOS Gateway of the tests; skipped without it).
+  results.push(...((await benchS3(archive, bigArchive, work)) ?? ["S3: Ceph not installed, no S3 figures"]));
   console.log(`\n${results.join("\n")}`);
   const stored = statSync(join(dataDir, "blobs")).isDirectory();
   if (!stored) throw new Error("no blob folder");

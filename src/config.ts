@@ -193,8 +193,28 @@ const EnvSchema = z
       .refine(isCronPattern, "is not a cron pattern such as * * * * *"),
     SHOP_WEBHOOK_SECRET: z.string().min(8, "must be at least 8 characters").optional(),
     SHOP_GUEST_ORDERS: z.enum(["match-email", "ignore"]).default("match-email"),
+    STORAGE: z.enum(["local", "s3"]).default("local"),
+    S3_BUCKET: z.string().min(3).optional(),
+    S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+    S3_REGION: z.string().min(1).default("us-east-1"),
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    S3_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9!_.*'()/-]*$/, "may hold only letters, digits and !-_.*'()/")
+      .default(""),
+    S3_VIRTUAL_HOSTED: z.enum(["true", "false"]).default("false"),
+    S3_DOWNLOADS: z.enum(["redirect", "proxy"]).default("redirect"),
+    // Presigned URLs live at most 7 days (SigV4's limit).
+    S3_PRESIGN_TTL: duration("5m", 1000, "1s: presigned URLs count whole seconds").refine(
+      (ms) => ms <= 7 * 24 * 60 * 60 * 1000,
+      "is at most 7d (the longest a presigned URL may live)",
+    ),
   })
   .superRefine((env, ctx) => {
+    if (env.STORAGE === "s3" && !env.S3_BUCKET) {
+      ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "is required when STORAGE=s3" });
+    }
     if (env.STORE_DRIVER === "wordpress" && !env.STORE_DATABASE_URL) {
       ctx.addIssue({
         code: "custom",
@@ -272,7 +292,26 @@ export interface Config {
   /** The webhook's secret; unset: POST /shop/webhook answers 404. */
   shopWebhookSecret: string | undefined;
   shopGuestOrders: "match-email" | "ignore";
+  /** Where uploaded files live: DATA_DIR/blobs, or an S3-compatible bucket (API.md §8). */
+  storage: StorageConfig;
 }
+
+export type StorageConfig =
+  | { driver: "local" }
+  | {
+      driver: "s3";
+      bucket: string;
+      /** Unset: AWS (Bun derives the endpoint from the region). */
+      endpoint: string | undefined;
+      region: string;
+      accessKeyId: string | undefined;
+      secretAccessKey: string | undefined;
+      /** Prepended to `blobs/<sha256>`. */
+      prefix: string;
+      virtualHostedStyle: boolean;
+      downloads: "redirect" | "proxy";
+      presignTtlMs: number;
+    };
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
@@ -327,6 +366,21 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       shopSyncCron: e.SHOP_SYNC_CRON,
       shopWebhookSecret: e.SHOP_WEBHOOK_SECRET,
       shopGuestOrders: e.SHOP_GUEST_ORDERS,
+      storage:
+        e.STORAGE === "s3"
+          ? {
+              driver: "s3",
+              bucket: e.S3_BUCKET ?? "",
+              endpoint: e.S3_ENDPOINT,
+              region: e.S3_REGION,
+              accessKeyId: e.S3_ACCESS_KEY_ID,
+              secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+              prefix: e.S3_PREFIX,
+              virtualHostedStyle: e.S3_VIRTUAL_HOSTED === "true",
+              downloads: e.S3_DOWNLOADS,
+              presignTtlMs: e.S3_PRESIGN_TTL,
+            }
+          : { driver: "local" },
     },
   };
 }

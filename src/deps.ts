@@ -13,7 +13,7 @@ export interface Deps {
   /** Round trip to the database for /health. */
   pingDatabase(): Promise<void>;
   store: StoreDirectory;
-  /** Uploaded files, content-addressed under DATA_DIR/blobs. */
+  /** Uploaded files, content-addressed: DATA_DIR/blobs or an S3 bucket (STORAGE). */
   blobs: BlobStore;
   clock: Clock;
   logger: Logger;

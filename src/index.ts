@@ -1,5 +1,4 @@
 // Entry: read config, open the database and the store, serve, run jobs; SIGTERM stops it cleanly.
-import { join } from "node:path";
 import { createApp } from "./app";
 import { resolveJwtSecret } from "./auth/jwt-secret";
 import { loadConfigOrExit } from "./config";
@@ -13,7 +12,7 @@ import { systemClock } from "./lib/clock";
 import { createLogger, describeError } from "./lib/logger";
 import { watchPool } from "./metrics/registry";
 import { startMetricsServer } from "./metrics/server";
-import { BlobStore } from "./storage/blob-store";
+import { createBlobStore } from "./storage/create-blob-store";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
 import { openShop } from "./store/open-shop";
 import { openStore } from "./store/open-store";
@@ -31,7 +30,7 @@ try {
   });
   const store = await openStore(config, database.db, systemClock);
   const shop = await openShop(config, { db: database.db, clock: systemClock, logger, store });
-  const blobs = new BlobStore(join(config.dataDir, "blobs"));
+  const blobs = createBlobStore(config);
   await blobs.init();
   // Uploads cut off by a crash or SIGKILL of an earlier run leave temp files; none is a blob.
   const orphans = await blobs.removeOrphanedTempFiles();

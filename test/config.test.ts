@@ -25,6 +25,67 @@ describe("configuration", () => {
     expect(c.shutdownGraceMs).toBe(30_000);
   });
 
+  test("STORAGE: local by default; s3 needs S3_BUCKET and takes the S3_* variables of API.md §8", () => {
+    const local = parseConfig({ DATA_DIR: "/srv/bookdist" });
+    if (!local.ok) throw new Error(local.problems.join());
+    expect(local.config.storage).toEqual({ driver: "local" });
+
+    const missing = parseConfig({ DATA_DIR: "/srv/bookdist", STORAGE: "s3" });
+    expect(missing).toEqual({ ok: false, problems: ["S3_BUCKET: is required when STORAGE=s3"] });
+
+    const s3 = parseConfig({ DATA_DIR: "/srv/bookdist", STORAGE: "s3", S3_BUCKET: "books" });
+    if (!s3.ok) throw new Error(s3.problems.join());
+    expect(s3.config.storage).toEqual({
+      driver: "s3",
+      bucket: "books",
+      endpoint: undefined,
+      region: "us-east-1",
+      accessKeyId: undefined,
+      secretAccessKey: undefined,
+      prefix: "",
+      virtualHostedStyle: false,
+      downloads: "redirect",
+      presignTtlMs: 5 * 60_000,
+    });
+
+    const custom = parseConfig({
+      DATA_DIR: "/srv/bookdist",
+      STORAGE: "s3",
+      S3_BUCKET: "books",
+      S3_ENDPOINT: "http://127.0.0.1:7480",
+      S3_PREFIX: "prod/",
+      S3_VIRTUAL_HOSTED: "true",
+      S3_DOWNLOADS: "proxy",
+      S3_PRESIGN_TTL: "1h",
+    });
+    if (!custom.ok) throw new Error(custom.problems.join());
+    expect(custom.config.storage).toMatchObject({
+      endpoint: "http://127.0.0.1:7480",
+      prefix: "prod/",
+      virtualHostedStyle: true,
+      downloads: "proxy",
+      presignTtlMs: 3_600_000,
+    });
+
+    const bad = parseConfig({
+      DATA_DIR: "/srv/bookdist",
+      STORAGE: "s3",
+      S3_BUCKET: "books",
+      S3_ENDPOINT: "ftp://x",
+      S3_DOWNLOADS: "stream",
+      S3_PRESIGN_TTL: "8d",
+      S3_PREFIX: "a b",
+    });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.problems.map((problem) => problem.split(":")[0])).toEqual([
+      "S3_ENDPOINT",
+      "S3_PREFIX",
+      "S3_DOWNLOADS",
+      "S3_PRESIGN_TTL",
+    ]);
+  });
+
   test("the password hash cost is production's, whatever the environment says", () => {
     const result = parseConfig({ DATA_DIR: "/srv/bookdist", PASSWORD_HASH_COST: "4", BCRYPT_COST: "4" });
     if (!result.ok) throw new Error(result.problems.join());

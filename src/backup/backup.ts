@@ -9,7 +9,7 @@ import { copyFile, mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
 import { isPostgresUrl, sqlitePathFromUrl } from "../db/client";
-import { BlobStore } from "../storage/blob-store";
+import { LocalBlobStore } from "../storage/blob-store";
 
 export const BACKUP_DATABASE = "bookdist.sqlite";
 export const BACKUP_BLOBS = "blobs";
@@ -21,6 +21,8 @@ export interface BackupManifest {
   version: string;
   createdAt: string;
   database: "sqlite" | "postgres (not included: use pg_dump)";
+  /** Where the blobs are: in this backup, or (STORAGE=s3) only in the bucket, not copied. */
+  blobsIn: "backup" | "bucket";
   blobs: number;
   blobBytes: number;
   jwtSecret: boolean;
@@ -53,7 +55,16 @@ export async function backup(config: Config, target: string, version: string): P
   } else {
     backupSqlite(sqlitePathFromUrl(config.databaseUrl), join(target, BACKUP_DATABASE));
   }
-  const copied = await copyBlobs(join(config.dataDir, "blobs"), join(target, BACKUP_BLOBS));
+  // With STORAGE=s3 the blobs are the bucket's to keep (versioning, replication): DATA_DIR/blobs
+  // holds only the temp files of uploads in flight.
+  const inBucket = config.storage.driver === "s3";
+  if (inBucket)
+    notes.push(
+      "the blobs are in the S3 bucket (STORAGE=s3) and are not copied: keep the bucket's own versioning or replication",
+    );
+  const copied = inBucket
+    ? { files: 0, bytes: 0 }
+    : await copyBlobs(join(config.dataDir, "blobs"), join(target, BACKUP_BLOBS));
   const jwtSecret = await copyIfPresent(join(config.dataDir, "jwt-secret"), join(target, BACKUP_SECRET));
   if (!jwtSecret)
     notes.push("no DATA_DIR/jwt-secret: JWT_SECRET is set in the environment; keep it with this backup");
@@ -61,6 +72,7 @@ export async function backup(config: Config, target: string, version: string): P
     version,
     createdAt: new Date().toISOString(),
     database: postgres ? "postgres (not included: use pg_dump)" : "sqlite",
+    blobsIn: inBucket ? "bucket" : "backup",
     blobs: copied.files,
     blobBytes: copied.bytes,
     jwtSecret,
@@ -88,7 +100,7 @@ export function backupSqlite(source: string, destination: string): void {
  * time (copy_file_range, never in memory). Its own step: with STORAGE=s3 blobs live in the bucket.
  */
 export async function copyBlobs(from: string, to: string): Promise<{ files: number; bytes: number }> {
-  const store = new BlobStore(from);
+  const store = new LocalBlobStore(from);
   let files = 0;
   let bytes = 0;
   for await (const blob of store.listBlobs()) {
@@ -151,7 +163,15 @@ export async function restore(
     await mkdir(dirname(databasePath), { recursive: true, mode: 0o700 });
     await copyFile(join(source, BACKUP_DATABASE), databasePath);
   }
-  await copyBlobs(join(source, BACKUP_BLOBS), join(config.dataDir, "blobs"));
+  if (manifest.blobsIn === "bucket") {
+    notes.push("the backup holds no blobs: they are in the S3 bucket it was taken with");
+  } else {
+    await copyBlobs(join(source, BACKUP_BLOBS), join(config.dataDir, "blobs"));
+    if (config.storage.driver === "s3")
+      notes.push(
+        "the blobs were put in DATA_DIR/blobs: run `bun run storage migrate` to copy them into the bucket",
+      );
+  }
   if (manifest.jwtSecret) await copyFile(join(source, BACKUP_SECRET), join(config.dataDir, "jwt-secret"));
   return { manifest, notes };
 }

@@ -39,7 +39,7 @@ const downloadHeaders = {
 };
 
 /**
- * 200 (whole file), 206 (a range) and 304 (not modified) of a download; its route adds the
+ * 200 (whole file), 206 (a range), 302 (to the bucket, STORAGE=s3) and 304 (not modified) of a download; its route adds the
  * errors NOT_FOUND and RANGE_NOT_SATISFIABLE (`downloadErrors`).
  */
 export function downloadResponses(contentType: string, description: string) {
@@ -53,6 +53,15 @@ export function downloadResponses(contentType: string, description: string) {
         "Content-Range": { description: "`bytes a-b/size`", schema: { type: "string" as const } },
       },
       content: body,
+    },
+    302: {
+      description:
+        "With STORAGE=s3 and S3_DOWNLOADS=redirect (API.md §8): the file is at `Location`, a presigned URL of the bucket that expires after S3_PRESIGN_TTL and answers the same Content-Type and Content-Disposition (and Range). Clients follow it.",
+      headers: {
+        Location: { description: "The presigned URL", schema: { type: "string" as const, format: "uri" } },
+        ETag: downloadHeaders.ETag,
+        "Cache-Control": { description: "`private, no-store`", schema: { type: "string" as const } },
+      },
     },
     304: {
       description: "Not modified: the If-None-Match ETag still matches",

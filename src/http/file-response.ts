@@ -1,9 +1,11 @@
 // The one way a file leaves the service (API.md §6): validators, conditional requests and a
-// single byte range, with the body streamed from disk by Bun (sendfile), never read into memory.
+// single byte range, with the body streamed from disk by Bun (sendfile) or from the bucket, never
+// read into memory, or a redirect to the bucket (STORAGE=s3, S3_DOWNLOADS=redirect).
 
 import type { Deps } from "../deps";
 import { AppError } from "../lib/problems";
 import { trimChars } from "../lib/trim";
+import type { BlobRange } from "../storage/blob-store";
 import { parseByteRange } from "./byte-range";
 
 export interface FileToSend {
@@ -94,33 +96,48 @@ function rangeStillValid(header: string | null, etag: string, lastModified: Date
   return date !== null && date === seconds(lastModified);
 }
 
-/**
- * Answers a GET or HEAD for a file. A range outside the file throws RANGE_NOT_SATISFIABLE (416)
- * with `Content-Range: bytes *\/size`, for the error mapper to render.
- */
-export function fileResponse(request: Request, file: FileToSend): Response {
-  const etag = `"${file.sha256}"`;
-  const headers = new Headers({
-    ETag: etag,
+/** The part of a download decided before any byte is read: a 304, or status, headers and range. */
+type FilePlan =
+  | { notModified: Response }
+  | { status: 200 | 206; headers: Headers; range: BlobRange | null; withBody: boolean };
+
+function validators(file: Omit<FileToSend, "path">): Headers {
+  return new Headers({
+    ETag: `"${file.sha256}"`,
     "Last-Modified": file.lastModified.toUTCString(),
     "Cache-Control": file.cacheControl,
     "X-Content-Type-Options": "nosniff",
   });
+}
 
-  // RFC 9110 §13.2.2: If-None-Match first; If-Modified-Since only without it.
+/** RFC 9110 §13.2.2: If-None-Match first; If-Modified-Since only without it. */
+function isNotModified(request: Request, file: Omit<FileToSend, "path">): boolean {
   const ifNoneMatch = request.headers.get("if-none-match");
   const ifModifiedSince = request.headers.get("if-modified-since");
-  const notModified =
-    ifNoneMatch !== null
-      ? noneMatch(ifNoneMatch, etag)
-      : ifModifiedSince !== null && seconds(file.lastModified) <= (parseHttpDate(ifModifiedSince) ?? -1);
-  if (notModified) return new Response(null, { status: 304, headers });
+  return ifNoneMatch !== null
+    ? noneMatch(ifNoneMatch, `"${file.sha256}"`)
+    : ifModifiedSince !== null && seconds(file.lastModified) <= (parseHttpDate(ifModifiedSince) ?? -1);
+}
+
+function dispositionOf(file: Omit<FileToSend, "path">): string | undefined {
+  return file.filename === undefined
+    ? undefined
+    : contentDisposition(file.disposition ?? "attachment", file.filename);
+}
+
+/**
+ * Decides a GET or HEAD for a file. A range outside the file throws RANGE_NOT_SATISFIABLE (416)
+ * with `Content-Range: bytes *\/size`, for the error mapper to render.
+ */
+function planFileResponse(request: Request, file: Omit<FileToSend, "path">): FilePlan {
+  const etag = `"${file.sha256}"`;
+  const headers = validators(file);
+  if (isNotModified(request, file)) return { notModified: new Response(null, { status: 304, headers }) };
 
   headers.set("Accept-Ranges", "bytes");
   headers.set("Content-Type", file.contentType);
-  if (file.filename !== undefined) {
-    headers.set("Content-Disposition", contentDisposition(file.disposition ?? "attachment", file.filename));
-  }
+  const disposition = dispositionOf(file);
+  if (disposition !== undefined) headers.set("Content-Disposition", disposition);
   // HEAD answers exactly what GET would, without the body (RFC 9110 §9.3.2).
   const withBody = request.method !== "HEAD";
 
@@ -141,15 +158,50 @@ export function fileResponse(request: Request, file: FileToSend): Response {
   if (range) {
     headers.set("Content-Range", `bytes ${range.start}-${range.end}/${file.size}`);
     headers.set("Content-Length", String(range.end - range.start + 1));
-    const body = withBody ? Bun.file(file.path).slice(range.start, range.end + 1) : null;
-    return new Response(body, { status: 206, headers });
+    return { status: 206, headers, range, withBody };
   }
-
   headers.set("Content-Length", String(file.size));
-  return new Response(withBody ? Bun.file(file.path) : null, { status: 200, headers });
+  return { status: 200, headers, range: null, withBody };
 }
 
-/** Answers a stored blob with the download behaviour of API.md §6. */
-export function sendBlob(deps: Deps, request: Request, file: Omit<FileToSend, "path">): Response {
-  return fileResponse(request, { ...file, path: deps.blobs.pathOf(file.sha256) });
+/**
+ * Answers a GET or HEAD for a file on disk, with the body streamed by Bun (sendfile). A range
+ * outside the file throws RANGE_NOT_SATISFIABLE (416).
+ */
+export function fileResponse(request: Request, file: FileToSend): Response {
+  const plan = planFileResponse(request, file);
+  if ("notModified" in plan) return plan.notModified;
+  const whole = Bun.file(file.path);
+  const body = !plan.withBody ? null : plan.range ? whole.slice(plan.range.start, plan.range.end + 1) : whole;
+  return new Response(body, { status: plan.status, headers: plan.headers });
+}
+
+/**
+ * Answers a stored blob with the download behaviour of API.md §6, wherever the blob store keeps
+ * it: the access check has been made; validators and 304 are the app's; the bytes come from the
+ * store, or with S3_DOWNLOADS=redirect from the bucket itself through a presigned URL that
+ * answers the same Content-Type and Content-Disposition (Range is then the bucket's).
+ */
+export async function sendBlob(
+  deps: Deps,
+  request: Request,
+  file: Omit<FileToSend, "path">,
+): Promise<Response> {
+  const source = deps.blobs.source(file.sha256);
+  if (source.kind === "redirect") {
+    const headers = validators(file);
+    if (isNotModified(request, file)) return new Response(null, { status: 304, headers });
+    const { url } = source.presign({
+      contentType: file.contentType,
+      contentDisposition: dispositionOf(file),
+    });
+    headers.set("Location", url);
+    // The URL is a credential for a few minutes: no cache may keep or share it.
+    headers.set("Cache-Control", "private, no-store");
+    return new Response(null, { status: 302, headers });
+  }
+  const plan = planFileResponse(request, file);
+  if ("notModified" in plan) return plan.notModified;
+  const body = plan.withBody ? await source.read(plan.range) : null;
+  return new Response(body, { status: plan.status, headers: plan.headers });
 }

@@ -18,7 +18,7 @@ export function sendStoredFile(
   what: string,
   file: FileColumns,
   how: Pick<FileToSend, "contentType" | "filename" | "disposition" | "cacheControl">,
-): Response {
+): Promise<Response> {
   if (!file.sha256 || !file.uploadedAt) throw notFound(what);
   return sendBlob(c.get("deps"), c.req.raw, {
     ...how,

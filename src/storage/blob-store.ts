@@ -37,6 +37,66 @@ export interface BlobInfo {
   mtimeMs: number;
 }
 
+/** A byte range of a blob, both ends inclusive (as Content-Range counts). */
+export interface BlobRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * How a download gets a blob's bytes: the app sends them (from disk, or streamed from the
+ * bucket), or the client is sent to a presigned URL the bucket answers itself.
+ */
+export type BlobSource =
+  | {
+      kind: "bytes";
+      /** The body for the whole blob or a range; rejects (503) when the bytes cannot be reached. */
+      read(range: BlobRange | null): Promise<Blob | ReadableStream<Uint8Array>>;
+    }
+  | {
+      kind: "redirect";
+      /** A URL that answers the blob with these headers, expiring after `expiresInSeconds`. */
+      presign(headers: { contentType: string; contentDisposition: string | undefined }): {
+        url: string;
+        expiresInSeconds: number;
+      };
+    };
+
+/**
+ * Content-addressed uploaded files, whichever driver keeps them (STORAGE): services, routes and
+ * jobs see only this.
+ */
+export interface BlobStore {
+  readonly driver: "local" | "s3";
+  init(): Promise<void>;
+  exists(sha256: string): Promise<boolean>;
+  /**
+   * Streams the source into a local temp file while hashing it, refuses it past maxBytes, lets
+   * `inspect` check the complete file, then publishes it under its hash. Resolves only once the
+   * blob is durably stored; on failure nothing is published and no temp file is left.
+   */
+  write<T = undefined>(source: ByteSource, options: WriteOptions<T>): Promise<WrittenBlob<T>>;
+  remove(sha256: string): Promise<void>;
+  /**
+   * Whether a blob this process has just written is still there, at once (callable inside a
+   * SQLite transaction, under the blob's lock). See each driver for how it knows.
+   */
+  existsSync(sha256: string): boolean;
+  /**
+   * The local driver removes a blob synchronously, inside the cleanup's transaction; a driver
+   * without it removes after the transaction with `removeIfUnchangedSince`.
+   */
+  removeSync?(sha256: string): boolean;
+  /** Removes the blob unless it was (re)written after `cutoff`; true when this call removed it. */
+  removeIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean>;
+  removeStaleTempFiles(olderThanMs: number, now?: Date): Promise<number>;
+  removeOrphanedTempFiles(now?: Date): Promise<number>;
+  /** For /health: throws when uploads could not be stored now. */
+  probeStorage(): Promise<void>;
+  listBlobs(): AsyncIterable<BlobInfo>;
+  source(sha256: string): BlobSource;
+}
+
 const SHA256 = /^[0-9a-f]{64}$/;
 const SHARD = /^[0-9a-f]{2}$/;
 const TEMP_SUFFIX = ".part";
@@ -107,7 +167,61 @@ async function syncDirectory(path: string): Promise<void> {
   }
 }
 
-export class BlobStore {
+/** A complete, checked upload in a temp file, until `discard` removes it (and ends its lease). */
+export interface SpooledUpload<T> extends WrittenBlob<T> {
+  tempPath: string;
+  discard(): Promise<void>;
+}
+
+/**
+ * Streams the source into a temp file in `tempDir` while hashing it, refuses it as soon as it
+ * passes maxBytes and lets `inspect` check the complete, fsynced file. On failure the temp file
+ * is gone and the error is rethrown; on success the caller publishes it, then calls `discard`.
+ */
+export async function spoolUpload<T>(
+  tempDir: string,
+  source: ByteSource,
+  options: WriteOptions<T>,
+): Promise<SpooledUpload<T>> {
+  const tempPath = join(tempDir, `${INSTANCE_ID}.${randomUUID()}${TEMP_SUFFIX}`);
+  const handle = await open(tempPath, "wx");
+  const releaseLease = holdLease(tempPath);
+  const discard = async () => {
+    releaseLease();
+    await rm(tempPath, { force: true }).catch(() => {});
+  };
+  let handleOpen = true;
+  try {
+    const hasher = new Bun.CryptoHasher("sha256");
+    let size = 0;
+    // Awaiting each write before pulling the next chunk is the backpressure: memory stays
+    // at a chunk or two whatever the upload's size.
+    for await (const chunk of chunksOf(source)) {
+      size += chunk.byteLength;
+      if (size > options.maxBytes) {
+        throw new AppError(
+          "PAYLOAD_TOO_LARGE",
+          `The file is larger than the limit of ${options.maxBytes} bytes.`,
+        );
+      }
+      hasher.update(chunk);
+      await writeAll(handle, chunk);
+    }
+
+    const inspected = options.inspect ? await options.inspect(tempPath, size) : (undefined as T);
+    await handle.sync();
+    handleOpen = false;
+    await handle.close();
+    return { sha256: hasher.digest("hex"), size, inspected, tempPath, discard };
+  } catch (error) {
+    if (handleOpen) await handle.close().catch(() => {});
+    await discard();
+    throw error;
+  }
+}
+
+export class LocalBlobStore implements BlobStore {
+  readonly driver = "local";
   readonly root: string;
   /** Inside the root so that the final rename stays on one filesystem and is atomic. */
   private readonly tempDir: string;
@@ -137,33 +251,9 @@ export class BlobStore {
    * On any failure the temp file is removed and the error is rethrown.
    */
   async write<T = undefined>(source: ByteSource, options: WriteOptions<T>): Promise<WrittenBlob<T>> {
-    const tempPath = join(this.tempDir, `${INSTANCE_ID}.${randomUUID()}${TEMP_SUFFIX}`);
-    const handle = await open(tempPath, "wx");
-    const releaseLease = holdLease(tempPath);
-    let handleOpen = true;
+    const spooled = await spoolUpload(this.tempDir, source, options);
     try {
-      const hasher = new Bun.CryptoHasher("sha256");
-      let size = 0;
-      // Awaiting each write before pulling the next chunk is the backpressure: memory stays
-      // at a chunk or two whatever the upload's size.
-      for await (const chunk of chunksOf(source)) {
-        size += chunk.byteLength;
-        if (size > options.maxBytes) {
-          throw new AppError(
-            "PAYLOAD_TOO_LARGE",
-            `The file is larger than the limit of ${options.maxBytes} bytes.`,
-          );
-        }
-        hasher.update(chunk);
-        await writeAll(handle, chunk);
-      }
-
-      const inspected = options.inspect ? await options.inspect(tempPath, size) : (undefined as T);
-      await handle.sync();
-      handleOpen = false;
-      await handle.close();
-
-      const sha256 = hasher.digest("hex");
+      const { sha256, tempPath } = spooled;
       const finalPath = this.pathOf(sha256);
       const shardDir = join(this.root, sha256.slice(0, 2));
       await mkdir(shardDir, { recursive: true });
@@ -172,23 +262,33 @@ export class BlobStore {
         // job that judges unreferenced blobs by age that this one is in use again.
         const now = new Date();
         await utimes(finalPath, now, now);
-        await rm(tempPath, { force: true });
       } else {
         await rename(tempPath, finalPath);
         await syncDirectory(shardDir);
       }
-      return { sha256, size, inspected };
-    } catch (error) {
-      if (handleOpen) await handle.close().catch(() => {});
-      await rm(tempPath, { force: true }).catch(() => {});
-      throw error;
+      return { sha256, size: spooled.size, inspected: spooled.inspected };
     } finally {
-      releaseLease();
+      await spooled.discard();
     }
   }
 
   async remove(sha256: string): Promise<void> {
     await rm(this.pathOf(sha256), { force: true });
+  }
+
+  async removeIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean> {
+    const info = await stat(this.pathOf(sha256)).catch(() => null);
+    if (!info || info.mtimeMs > cutoff.getTime()) return false;
+    return this.removeSync(sha256);
+  }
+
+  source(sha256: string): BlobSource {
+    const path = this.pathOf(sha256);
+    // Bun sends a file body with sendfile: nothing of it passes through memory.
+    return {
+      kind: "bytes",
+      read: async (range) => (range ? Bun.file(path).slice(range.start, range.end + 1) : Bun.file(path)),
+    };
   }
 
   /** Removes the blob's file at once (callable inside a SQLite transaction); false if it was gone. */

@@ -9,7 +9,7 @@ import { fixedClock } from "../../src/lib/clock";
 import type { Logger } from "../../src/lib/logger";
 import { grantAdmin } from "../../src/services/admin-grants";
 import type { ShopSync } from "../../src/services/shop-sync";
-import { BlobStore } from "../../src/storage/blob-store";
+import { createBlobStore } from "../../src/storage/create-blob-store";
 import type { StoreDirectory } from "../../src/store/directory";
 import { EmbeddedStore } from "../../src/store/embedded";
 import { createTestDatabase, type TestDatabase } from "./databases";
@@ -76,7 +76,7 @@ export async function createTestApp(
   };
   const database = await createTestDatabase({ onQuery: options.onQuery });
   const clock = fixedClock("2026-11-21T10:00:00.000Z");
-  const blobs = new BlobStore(join(dataDir, "blobs"));
+  const blobs = createBlobStore(config);
   await blobs.init();
   const base = {
     config,

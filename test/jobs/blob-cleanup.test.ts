@@ -11,7 +11,7 @@ import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import type { Clock } from "../../src/lib/clock";
 import { insertBook } from "../../src/repositories/books";
 import { attachCover } from "../../src/services/files";
-import { type BlobInfo, BlobStore } from "../../src/storage/blob-store";
+import { type BlobInfo, type BlobStore, LocalBlobStore } from "../../src/storage/blob-store";
 import { createTestDatabase, type TestDatabase } from "../helpers/databases";
 
 let database: TestDatabase;
@@ -64,7 +64,7 @@ describe("blob cleanup", () => {
   });
 
   test("two runs at once report each removed row and file once in total", async () => {
-    const blobs = new BlobStore(join(dir, "concurrent"));
+    const blobs = new LocalBlobStore(join(dir, "concurrent"));
     await blobs.init();
     const unused = await Promise.all(Array.from({ length: 20 }, (_, i) => unusedBlob(blobs, `unused ${i}`)));
     // Files without a row too (an upload refused after it was stored).
@@ -83,7 +83,7 @@ describe("blob cleanup", () => {
     // The moment the run has decided what to remove (rows claimed, files listed as old and
     // unrecorded), the same bytes are uploaded again and attached to a book.
     let upload: Awaited<ReturnType<typeof uploadCover>> | undefined;
-    class ReuploadWhileListing extends BlobStore {
+    class ReuploadWhileListing extends LocalBlobStore {
       override async *listBlobs(): AsyncIterable<BlobInfo> {
         for await (const file of super.listBlobs()) {
           if (!upload) {
@@ -120,7 +120,7 @@ describe("blob cleanup", () => {
 
   test("an upload attached after a run removed the same bytes' file is refused, not left dangling", async () => {
     const db = database.handle.db;
-    const blobs = new BlobStore(join(dir, "after"));
+    const blobs = new LocalBlobStore(join(dir, "after"));
     await blobs.init();
     const text = "stored, then removed before it was attached";
     const book = await insertBook(

@@ -269,3 +269,39 @@ describe.if(onlyIn(testDialect === "postgres", "backup on Postgres: runs with TE
     });
   },
 );
+
+describe("backup with STORAGE=s3: the blobs stay in the bucket", () => {
+  const work = mkdtempSync(join(tmpdir(), "bookdist-backup-s3-test-"));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  test("copies the database and jwt-secret but no blob, says so, and restore leaves the bucket's blobs alone", async () => {
+    // No server and no bucket: a backup reads DATA_DIR only. A file under blobs/ stands for an
+    // upload's spool, which must not be taken for the blobs.
+    const dataDir = join(work, "data");
+    const s3 = { STORAGE: "s3", S3_BUCKET: "bookdist-backup-test" };
+    await Bun.write(join(dataDir, "blobs", "ab", "ab".repeat(32)), "spooled");
+    await Bun.write(join(dataDir, "jwt-secret"), "a-secret-of-this-test-0123456789-abcdef");
+    const database = new Database(join(dataDir, "bookdist.sqlite"), { create: true });
+    database.run("CREATE TABLE book (id INTEGER PRIMARY KEY, title TEXT)");
+    database.run("INSERT INTO book (title) VALUES ('kept')");
+    database.close();
+
+    const backupDir = join(work, "backup");
+    const result = await runAdminCli(["backup", backupDir], { DATA_DIR: dataDir, ...s3 });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain("S3 bucket");
+    expect(readdirSync(backupDir).sort()).toEqual(["backup.json", "bookdist.sqlite", "jwt-secret"]);
+    expect(await Bun.file(join(backupDir, "backup.json")).json()).toMatchObject({
+      blobsIn: "bucket",
+      blobs: 0,
+    });
+
+    const restoredDataDir = join(work, "restored");
+    const restore = await runAdminCli(["restore", backupDir], { DATA_DIR: restoredDataDir, ...s3 });
+    expect(restore.exitCode, restore.stderr).toBe(0);
+    expect(restore.stdout).toContain("no blobs");
+    const restored = new Database(join(restoredDataDir, "bookdist.sqlite"), { readonly: true });
+    expect(restored.query("SELECT title FROM book").all()).toEqual([{ title: "kept" }]);
+    restored.close();
+  });
+});

@@ -7,6 +7,7 @@ import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import { ActiveApks, Apk, ApkList } from "../../src/routes/apks/apks.schemas";
 import { BookVersion, BookVersionList } from "../../src/routes/book-versions/book-versions.schemas";
 import { Book, BookResource } from "../../src/routes/books/books.schemas";
+import type { LocalBlobStore } from "../../src/storage/blob-store";
 import { ApkWorkshop, type KeyStore, requireAndroidTools } from "../helpers/android-tools";
 import { bodyAs, expectProblem } from "../helpers/responses";
 import { createTestApp, type TestApp } from "../helpers/test-app";
@@ -104,7 +105,7 @@ describe("covers", () => {
   });
 
   test("a file that is not a PNG is 415, whatever its name; nothing is stored", async () => {
-    const before = filesUnder(t.deps.blobs.root).length;
+    const before = filesUnder((t.deps.blobs as LocalBlobStore).root).length;
     const response = await upload(
       multipartFile(new TextEncoder().encode("GIF89a not really"), {
         filename: "x.png",
@@ -112,7 +113,7 @@ describe("covers", () => {
       }),
     );
     await expectProblem(response, 415, "UNSUPPORTED_MEDIA_TYPE");
-    expect(filesUnder(t.deps.blobs.root).length).toBe(before);
+    expect(filesUnder((t.deps.blobs as LocalBlobStore).root).length).toBe(before);
   });
 
   test("over MAX_COVER_BYTES is 413; a missing part is 400; JSON instead of multipart is 415", async () => {
@@ -313,7 +314,7 @@ describe("book versions and archives", () => {
     const v9 = await createVersion(9);
     const unique = makeZip({ "only-here.txt": crypto.randomUUID() });
     await uploadArchive(v9.id, unique);
-    const path = t.deps.blobs.pathOf(sha256(unique));
+    const path = (t.deps.blobs as LocalBlobStore).pathOf(sha256(unique));
     const deleted = await t.call("DELETE", `/bookversion/${v9.id}`, { token: admin.token });
     expect(deleted.status).toBe(200);
     expect((await t.call("GET", `/bookversion/${v9.id}`, { token: admin.token })).status).toBe(404);
@@ -326,7 +327,7 @@ describe("book versions and archives", () => {
     // The file's own age counts too: make it look old.
     const { utimesSync } = await import("node:fs");
     const old = new Date(t.clock.now().getTime() - 3 * 60 * 60 * 1000);
-    for (const file of filesUnder(t.deps.blobs.root)) utimesSync(file, old, old);
+    for (const file of filesUnder((t.deps.blobs as LocalBlobStore).root)) utimesSync(file, old, old);
     const swept = await cleanupBlobs(t.deps);
     expect(swept.rows).toBeGreaterThanOrEqual(1);
     expect(await Bun.file(path).exists()).toBe(false);
@@ -335,7 +336,9 @@ describe("book versions and archives", () => {
       await t.call("GET", `/book/${bookId}/bookversions?sort=versionCode`, { token: admin.token }),
       BookVersionList.schema,
     );
-    expect(await Bun.file(t.deps.blobs.pathOf(kept!.archive!.sha256)).exists()).toBe(true);
+    expect(await Bun.file((t.deps.blobs as LocalBlobStore).pathOf(kept!.archive!.sha256)).exists()).toBe(
+      true,
+    );
   });
 });
 
@@ -377,7 +380,7 @@ describe("uploads that fail half-way", () => {
       })
       .catch((error: unknown) => error);
     if (response instanceof Response) expect(response.status).toBeGreaterThanOrEqual(400);
-    expect(filesUnder(t.deps.blobs.root)).toEqual([]);
+    expect(filesUnder((t.deps.blobs as LocalBlobStore).root)).toEqual([]);
     const row = await bodyAs(
       await t.call("GET", `/bookversion/${version}`, { token: admin.token }),
       BookVersion,

@@ -3,14 +3,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { AppError } from "../../src/lib/problems";
-import { type BlobInfo, BlobStore } from "../../src/storage/blob-store";
+import { type BlobInfo, LocalBlobStore } from "../../src/storage/blob-store";
 
 let root: string;
-let store: BlobStore;
+let store: LocalBlobStore;
 
 beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), "bookdist-blobs-"));
-  store = new BlobStore(root);
+  store = new LocalBlobStore(root);
   await store.init();
 });
 
@@ -228,7 +228,7 @@ describe("BlobStore housekeeping", () => {
   });
 
   test("an uninitialised or empty root lists nothing", async () => {
-    const empty = new BlobStore(join(root, "missing"));
+    const empty = new LocalBlobStore(join(root, "missing"));
     const listed: BlobInfo[] = [];
     for await (const blob of empty.listBlobs()) listed.push(blob);
     expect(listed).toEqual([]);

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { AppError } from "../../src/lib/problems";
-import { BlobStore } from "../../src/storage/blob-store";
+import { LocalBlobStore } from "../../src/storage/blob-store";
 import { receiveUpload } from "../../src/storage/uploads";
 
 const URL_ = "http://localhost/upload";
@@ -11,11 +11,11 @@ const BOUNDARY = "----bookdist-test-boundary";
 const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`;
 
 let root: string;
-let blobs: BlobStore;
+let blobs: LocalBlobStore;
 
 beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), "bookdist-uploads-"));
-  blobs = new BlobStore(root);
+  blobs = new LocalBlobStore(root);
   await blobs.init();
 });
 

@@ -36,7 +36,7 @@ export const getActiveApks: AppRouteHandler<typeof routes.getActiveApks> = async
   return c.json({ bookapp: of(bookapp), launcher: of(launcher) }, 200);
 };
 
-function sendApk(c: Context<AppBindings>, apk: service.ApkRow, cacheControl: string): Response {
+function sendApk(c: Context<AppBindings>, apk: service.ApkRow, cacheControl: string): Promise<Response> {
   const file = { sha256: apk.fileSha256, size: apk.fileSize, uploadedAt: apk.fileUploadedAt };
   return sendStoredFile(c, `The file of APK ${apk.id}`, file, {
     contentType: "application/octet-stream",

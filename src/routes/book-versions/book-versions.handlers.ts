@@ -72,7 +72,11 @@ export const uploadBookVersionArchive: AppRouteHandler<typeof routes.uploadBookV
 };
 
 /** The version's archive, named after the book's title and the version. */
-function sendArchive(c: Context<AppBindings>, bookTitle: string, version: service.BookVersionRow): Response {
+function sendArchive(
+  c: Context<AppBindings>,
+  bookTitle: string,
+  version: service.BookVersionRow,
+): Promise<Response> {
   const archive = {
     sha256: version.archiveSha256,
     size: version.archiveSize,
