@@ -1,8 +1,10 @@
 // SHOP_ORDERS=on: the shop's orders, read (never written) from its WooCommerce tables in the
 // WordPress MySQL/MariaDB database (WOOCOMMERCE.md). Which storage holds them — HPOS `wc_orders`
 // or legacy `posts` — is read from wp_options at each sync: a shop may switch at any time.
+
 import mysql, { type Pool, type RowDataPacket } from "mysql2/promise";
 import { AppError } from "../lib/problems";
+import { isUnavailable } from "./mysql-unavailable";
 
 export type OrderStorage = "hpos" | "posts";
 
@@ -44,13 +46,6 @@ const CONNECT_TIMEOUT_MS = 5000;
 const QUERY_TIMEOUT_MS = 10_000;
 const CLOSE_WAIT_MS = 1000;
 const IDENTIFIER = /^[A-Za-z0-9_]+$/;
-/**
- * "The shop cannot serve us now": the network's errno codes (ECONNREFUSED, ETIMEDOUT, …), mysql2's
- * protocol errors and timeouts, and the server refusing or going away. Anything else (a missing
- * table or grant) is a fault to see, not a 503.
- */
-const UNAVAILABLE =
-  /^(E[A-Z]+|PROTOCOL_[A-Z_]+|ER_ACCESS_DENIED_ERROR|ER_DBACCESS_DENIED_ERROR|ER_CON_COUNT_ERROR|ER_SERVER_SHUTDOWN|ER_CONNECTION_KILLED|ER_LOCK_WAIT_TIMEOUT|ER_QUERY_INTERRUPTED)$/;
 const LINE_META_KEYS = ["_product_id", "_variation_id", "_qty", "_refunded_item_id"];
 
 /** MySQL DATETIME ('Y-m-d H:i:s', UTC in the *_gmt columns) ↔ Date. */
@@ -143,8 +138,7 @@ export class WooCommerceOrders {
       const [rows] = await this.pool.execute<T[]>({ sql, values, timeout: QUERY_TIMEOUT_MS });
       return rows;
     } catch (error) {
-      const { code, fatal } = (error ?? {}) as { code?: unknown; fatal?: unknown };
-      if (fatal === true || UNAVAILABLE.test(String(code))) throw shopUnavailable();
+      if (isUnavailable(error)) throw shopUnavailable();
       throw error;
     }
   }

@@ -17,6 +17,7 @@ import { queuedWrite, withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
 import type { NewCustomer, StoreDirectory, StoreUser } from "./directory";
+import { isUnavailable } from "./mysql-unavailable";
 import { rolesFromCapabilities, serializeCapabilities } from "./php-serialize";
 import {
   baseLogin,
@@ -54,40 +55,6 @@ const REGISTER_LOCK_SECONDS = 10;
 const IDENTIFIER = /^[A-Za-z0-9_]+$/;
 const DISPLAY_NAME_MAX = 250;
 
-// Errors that mean "the store cannot serve us right now", as opposed to a bug or a misconfigured
-// table: connection failures, timeouts, refused logins, server overload or shutdown.
-const UNAVAILABLE_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "EPIPE",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "PROTOCOL_CONNECTION_LOST",
-  "PROTOCOL_SEQUENCE_TIMEOUT",
-  "ER_ACCESS_DENIED_ERROR",
-  "ER_DBACCESS_DENIED_ERROR",
-  "ER_BAD_DB_ERROR",
-  "ER_CON_COUNT_ERROR",
-  "ER_TOO_MANY_USER_CONNECTIONS",
-  "ER_USER_LIMIT_REACHED",
-  "ER_HOST_IS_BLOCKED",
-  "ER_HOST_NOT_PRIVILEGED",
-  "ER_SERVER_SHUTDOWN",
-  "ER_CONNECTION_KILLED",
-  "ER_QUERY_INTERRUPTED",
-  "ER_LOCK_WAIT_TIMEOUT",
-  "ER_LOCK_DEADLOCK",
-  "ER_OPTION_PREVENTS_STATEMENT",
-  "ER_NET_READ_ERROR",
-  "ER_NET_READ_INTERRUPTED",
-  "ER_NET_ERROR_ON_WRITE",
-  "ER_NET_WRITE_INTERRUPTED",
-]);
-
 function storeUnavailable(): AppError {
   return new AppError(
     "SERVICE_UNAVAILABLE",
@@ -96,13 +63,6 @@ function storeUnavailable(): AppError {
       headers: { "Retry-After": "5" },
     },
   );
-}
-
-function isUnavailable(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const { code, fatal } = error as { code?: unknown; fatal?: unknown };
-  // mysql2 marks errors that killed the connection (network, protocol) as fatal.
-  return fatal === true || UNAVAILABLE_CODES.has(String(code ?? ""));
 }
 
 /** What reaches callers: our own AppErrors, 503 for an unreachable store, anything else untouched. */
