@@ -89,9 +89,33 @@ export function childEnv(values: Record<string, string | undefined> = {}): Recor
 /**
  * For the test process itself (test/helpers/preload.ts): drops what Bun loaded from `.env` and
  * what the shell set for the service, so an in-process app or a client built by a test cannot
- * fall back to it, and makes every `bun` started with the inherited environment skip `.env`.
+ * fall back to it, and a child given `{ ...process.env }` gets none of it either.
  */
 export function scrubTestProcessEnv(env: NodeJS.ProcessEnv = process.env): void {
   for (const name of SERVICE_VARIABLES) delete env[name];
   env.BUN_OPTIONS = withNoEnvFile(env.BUN_OPTIONS);
+}
+
+type SpawnOptions = { env?: Record<string, string | undefined> } | undefined;
+
+/** The options with BUN_OPTIONS=--no-env-file added, and process.env as it is now when no env. */
+function guarded<T extends SpawnOptions>(options: T): T {
+  // Without `env`, Bun passes the environment the process started with, not process.env as the
+  // preload left it: give the scrubbed one.
+  const env = options?.env ?? process.env;
+  return { ...options, env: { ...env, BUN_OPTIONS: withNoEnvFile(env.BUN_OPTIONS) } } as T;
+}
+
+/**
+ * For the test process itself (test/helpers/preload.ts): every Bun.spawn and Bun.spawnSync of the
+ * run, a test's own with no `env` or an `env` of its own included, passes
+ * BUN_OPTIONS=--no-env-file, so no `bun` in any child's tree loads `.env`. A safety net under
+ * childEnv, which processes running the project's code still get (it also empties the rest).
+ */
+export function guardSpawns(): void {
+  const spawn = Bun.spawn as (...args: unknown[]) => unknown;
+  const spawnSync = Bun.spawnSync as (...args: unknown[]) => unknown;
+  const withGuard = (original: (...args: unknown[]) => unknown) => (first: unknown, second?: SpawnOptions) =>
+    Array.isArray(first) ? original(first, guarded(second)) : original(guarded(first as SpawnOptions));
+  Object.assign(Bun, { spawn: withGuard(spawn), spawnSync: withGuard(spawnSync) });
 }
