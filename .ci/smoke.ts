@@ -1,5 +1,7 @@
 // HTTP smoke test against a running server (started by .ci/run exactly as the README says).
 // Usage: bun .ci/smoke.ts http://127.0.0.1:18080
+import { childEnv } from "../test/helpers/child-env";
+
 const base = process.argv[2] ?? "http://127.0.0.1:8080";
 let passed = 0;
 let failed = 0;
@@ -67,10 +69,11 @@ await check("register, `bun run admin grant` beside the server, POST /book as ad
   expectStatus(registered, 201);
   const adminToken = ((await registered.json()) as { token: string }).token;
   expectStatus(await fetch(`${base}/book`, json({ title: "Smoke" }, adminToken)), 403);
-  // The running server's DATA_DIR (and the rest of the environment, as the server reads it).
+  // The running server's DATA_DIR and nothing else, as .ci/run starts it: no `.env`, no DATABASE_URL
+  // of the shell (test/helpers/child-env.ts).
   const grant = Bun.spawnSync(["bun", "run", "admin", "grant", adminEmail], {
     cwd: `${import.meta.dir}/..`,
-    env: { ...process.env, DATA_DIR: process.env.SMOKE_DATA_DIR ?? "./data" },
+    env: childEnv({ DATA_DIR: process.env.SMOKE_DATA_DIR ?? "./data" }),
   });
   if (grant.exitCode !== 0) throw new Error(`bun run admin grant: ${grant.stderr.toString().trim()}`);
   // The live session sees the grant at its next request.

@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL, type Subprocess } from "bun";
+import { childEnv } from "../test/helpers/child-env";
 
 export const projectRoot = join(import.meta.dir, "..");
 
@@ -38,8 +39,8 @@ export async function startBookdist(options: {
   dataDir: string;
   env?: Record<string, string>;
 }): Promise<Server> {
-  const env = {
-    ...process.env,
+  // Only what the bench gives (test/helpers/child-env.ts): never `.env` or the shell's DATABASE_URL.
+  const env = childEnv({
     PORT: String(options.port),
     HOST: "127.0.0.1",
     DATA_DIR: options.dataDir,
@@ -47,7 +48,7 @@ export async function startBookdist(options: {
     THROTTLE: "off",
     JWT_SECRET: "bench-secret-0123456789-bench-secret!",
     ...options.env,
-  };
+  });
   const child = Bun.spawn(["bun", "src/index.ts"], {
     cwd: projectRoot,
     env,
@@ -71,7 +72,7 @@ export async function startBookdist(options: {
 export async function adminCli(args: string[], env: Record<string, string | undefined>): Promise<string> {
   const child = Bun.spawn(["bun", "run", "admin", ...args], {
     cwd: projectRoot,
-    env,
+    env: childEnv(env),
     stdout: "pipe",
     stderr: "pipe",
   });

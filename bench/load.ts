@@ -22,6 +22,7 @@ import { openDatabase } from "../src/db/client";
 import { withTransaction } from "../src/db/transaction";
 import { insertQrCodes } from "../src/repositories/qr-codes";
 import { generateActivationCode } from "../src/services/activation-code";
+import { childEnv } from "../test/helpers/child-env";
 import { FLOOR_SQL } from "./floor-sql";
 import { createPostgresDatabase } from "./lib";
 
@@ -195,8 +196,7 @@ async function timedSeed(url: string, label: string) {
 function spawnApp(port: number, env: Record<string, string>): Subprocess {
   return Bun.spawn(["bun", "src/index.ts"], {
     cwd: join(import.meta.dir, ".."),
-    env: {
-      ...process.env,
+    env: childEnv({
       PORT: String(port),
       HOST: "127.0.0.1",
       THROTTLE: "off",
@@ -204,7 +204,7 @@ function spawnApp(port: number, env: Record<string, string>): Subprocess {
       JWT_SECRET: SECRET,
       JWT_ISSUER: ISSUER,
       ...env,
-    },
+    }),
     stdout: "inherit",
     stderr: "inherit",
   });

@@ -69,8 +69,8 @@ try {
   const shopAdmin = "shop-admin@example.com";
   const rekeyed = "rekeyed@example.com";
   for (const email of [granted, shopAdmin, rekeyed]) await register(email);
-  await adminCli(["grant", granted], { ...process.env, DATA_DIR: dataDir, ...env });
-  await adminCli(["grant", rekeyed], { ...process.env, DATA_DIR: dataDir, ...env });
+  await adminCli(["grant", granted], { DATA_DIR: dataDir, ...env });
+  await adminCli(["grant", rekeyed], { DATA_DIR: dataDir, ...env });
   await db`UPDATE store_usermeta SET meta_value = ${'a:1:{s:13:"administrator";b:1;}'}
            WHERE user_id = ${await storeUserId(shopAdmin)} AND meta_key = 'wp_capabilities'`;
   const newHash = await hashPassword("another bench password", PASSWORD_HASH_COST);
@@ -84,7 +84,7 @@ try {
   const [revoke, demotion, password] = await Promise.all([
     propagation(grantedToken!, 403, async () => {
       const started = performance.now();
-      await adminCli(["revoke", granted], { ...process.env, DATA_DIR: dataDir, ...env });
+      await adminCli(["revoke", granted], { DATA_DIR: dataDir, ...env });
       cliSeconds = (performance.now() - started) / 1000;
     }),
     propagation(shopAdminToken!, 403, async () => {

@@ -18,6 +18,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { childEnv } from "../test/helpers/child-env";
 import { createPostgresDatabase, fmt, median, projectRoot, tempDir, waitForHttp } from "./lib";
 import {
   BIG_BATCH_ID,
@@ -123,8 +124,7 @@ async function onDatabase(label: string, databaseUrl: string, work: string, data
   console.log(`${label}: seeding ${SIZE.name}…`);
   const seeded = await seedScale(databaseUrl, SIZE);
   console.log(`${label}: seeded ${SIZE.name} in ${fmt(seeded.seconds)} s`);
-  const env = {
-    ...process.env,
+  const env = childEnv({
     PORT: String(PORT),
     HOST: "127.0.0.1",
     DATA_DIR: join(work, dataDirName),
@@ -132,7 +132,7 @@ async function onDatabase(label: string, databaseUrl: string, work: string, data
     LOG_LEVEL: "warn",
     THROTTLE: "off",
     JWT_SECRET: "scale-bench-secret-0123456789-scale-bench",
-  };
+  });
   const rows: Measured[] = [];
   const startups: number[] = [];
   let server: Subprocess | null = null;

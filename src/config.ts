@@ -235,6 +235,12 @@ const EnvSchema = z
     }
   });
 
+/**
+ * Every variable parseConfig reads. The tests give each process they start all of these (their
+ * own value or empty, which parseConfig reads as unset), so none comes from `.env` or the shell.
+ */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
+
 /** A status as WooCommerce stores it: wc-processing, or a plugin's own (letters, digits, - and _). */
 const SHOP_STATUS = /^[a-z0-9_-]{1,20}$/;
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { PASSWORD_HASH_COST } from "../src/auth/passwords";
 import { parseConfig } from "../src/config";
+import { childEnv } from "./helpers/child-env";
 import { startRealServer } from "./helpers/real-server";
 
 describe("configuration", () => {
@@ -322,7 +323,7 @@ describe("configuration", () => {
   test("start-up with a bad value exits non-zero with readable lines", () => {
     const run = Bun.spawnSync(["bun", "run", "src/index.ts"], {
       cwd: `${import.meta.dir}/..`,
-      env: { ...process.env, PORT: "-1", STORE_DRIVER: "nope" },
+      env: childEnv({ PORT: "-1", STORE_DRIVER: "nope" }),
     });
     expect(run.exitCode).toBe(1);
     const lines = run.stderr.toString().trim().split("\n");

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { adminWithBook } from "../helpers/admin-cli";
+import { childEnv } from "../helpers/child-env";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 const ADMIN = "lock-admin@example.com";
@@ -29,7 +30,12 @@ async function holdExclusiveLock(path: string): Promise<Subprocess<"pipe", "pipe
     db.exec("ROLLBACK");
     db.close();
   `;
-  const child = Bun.spawn(["bun", "-e", script], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const child = Bun.spawn(["bun", "-e", script], {
+    env: childEnv(),
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const reader = child.stdout.getReader();
   const { value } = await reader.read();
   expect(new TextDecoder().decode(value)).toContain("locked");

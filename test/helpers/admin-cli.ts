@@ -1,4 +1,5 @@
 // `bun run admin …` exactly as an operator types it, against a server's DATA_DIR and database.
+import { childEnv } from "./child-env";
 import { projectRoot } from "./spawn-server";
 
 export interface AdminCliResult {
@@ -11,12 +12,9 @@ export interface AdminCliResult {
 export async function runAdminCli(args: string[], env: Record<string, string>): Promise<AdminCliResult> {
   const child = Bun.spawn(["bun", "run", "admin", ...args], {
     cwd: projectRoot,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/tmp",
-      TZ: "UTC",
-      ...env,
-    },
+    // Only the server's data (`env`): not the `.env` beside the project, not the shell's service
+    // variables (test/helpers/child-env.ts), so a grant reaches the test's database and no other.
+    env: childEnv(env),
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

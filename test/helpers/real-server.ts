@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { childEnv } from "./child-env";
 import { createTestDatabase, type TestDatabase } from "./databases";
 import { auditLogLine } from "./log-audit";
 
@@ -30,10 +31,8 @@ export async function startRealServer(options: { env?: Record<string, string> } 
     : undefined;
   const child = Bun.spawn(["bun", "src/index.ts"], {
     cwd: projectRoot,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? dataDir,
-      TZ: "UTC",
+    // Everything it reads is given here (test/helpers/child-env.ts): nothing from `.env` or the shell.
+    env: childEnv({
       // Port 0: the kernel picks a free port and the server logs the URL it listens on, so two
       // test files starting servers at once cannot race for a port.
       PORT: "0",
@@ -44,7 +43,7 @@ export async function startRealServer(options: { env?: Record<string, string> } 
       JWT_SECRET: "real-server-test-secret-0123456789-abcdef",
       ...(database ? { DATABASE_URL: database.url } : {}),
       ...options.env,
-    },
+    }),
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -2,6 +2,7 @@
 // captured so a test can read the log lines and kill or stop it with any signal.
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { childEnv } from "./child-env";
 import { auditLogLine, auditLogText } from "./log-audit";
 
 export const projectRoot = join(import.meta.dir, "..", "..");
@@ -36,17 +37,15 @@ export async function spawnServer(options: {
   const port = options.port ?? freePort();
   const child = Bun.spawn([...(options.wrapper ?? []), "bun", "src/index.ts"], {
     cwd: projectRoot,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/tmp",
-      TZ: "UTC",
+    // Everything it reads is given here (test/helpers/child-env.ts): nothing from `.env` or the shell.
+    env: childEnv({
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: options.dataDir,
       LOG_LEVEL: "info",
       JWT_SECRET: "spawned-server-secret-0123456789-abcdef",
       ...options.env,
-    },
+    }),
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config";
+import { childEnv } from "../helpers/child-env";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { freePort, projectRoot } from "../helpers/spawn-server";
 
@@ -93,7 +94,7 @@ describe("the Dockerfile", () => {
     async function runCheck(port: string): Promise<number> {
       const [program, ...args] = healthCommand();
       const child = Bun.spawn([program === "bun" ? process.execPath : program!, ...args], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", PORT: port },
+        env: childEnv({ PORT: port }),
         stdout: "ignore",
         stderr: "ignore",
       });

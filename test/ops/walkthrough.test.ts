@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { childEnv } from "../helpers/child-env";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { requireTool } from "../helpers/requires";
 import { projectRoot } from "../helpers/spawn-server";
@@ -65,12 +66,8 @@ describe.if(hasShellTools)("the README's walk-through against a fresh server", (
         cwd: projectRoot,
         // The server's environment for `bun run admin grant`, as the README says; the address of
         // this server instead of Quick start's.
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: process.env.HOME ?? "/tmp",
-          BOOKDIST: server.url,
-          ...server.dataEnv,
-        },
+        // Nothing else (test/helpers/child-env.ts): not `.env`, not the shell's DATABASE_URL.
+        env: childEnv({ BOOKDIST: server.url, ...server.dataEnv }),
         stdout: "pipe",
         stderr: "pipe",
       },

@@ -8,13 +8,14 @@ import { parseConfig } from "../../src/config";
 import { LocalBlobStore } from "../../src/storage/blob-store";
 import { S3BlobStore } from "../../src/storage/s3-blob-store";
 import { requireCeph } from "../helpers/ceph";
+import { childEnv } from "../helpers/child-env";
 import { s3Env } from "../helpers/s3-env";
 import { projectRoot } from "../helpers/spawn-server";
 
 async function runStorageCli(args: string[], env: Record<string, string>) {
   const child = Bun.spawn(["bun", "run", "storage", ...args], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
+    env: childEnv(env),
     stdout: "pipe",
     stderr: "pipe",
   });
