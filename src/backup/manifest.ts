@@ -37,10 +37,10 @@ export function parseManifest(text: string): BackupManifest {
   }
   const parsed = BackupManifest.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const keys = issue.code === "unrecognized_keys" ? ` ${issue.keys.join(", ")}` : "";
-      return `${issue.path.join(".") || "(top)"}: ${issue.message}${keys}`;
-    });
+    // Zod's messages name the key and the expected type, never the value found.
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join(".") || "(top)"}: ${issue.message}`,
+    );
     throw new BackupError(`${BACKUP_MANIFEST} is not a backup manifest (${problems.join("; ")})`);
   }
   if (parsed.data.blobsIn === "bucket" && (parsed.data.blobs !== 0 || parsed.data.blobBytes !== 0))
