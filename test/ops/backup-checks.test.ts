@@ -205,9 +205,9 @@ describe("a failed restore leaves DATA_DIR as it was, so a retry works", () => {
       const { parent, dataDir } = restoreTarget({ exists });
       const failed = await restore(broken, dataDir);
       expect(failed.exitCode).toBe(1);
-      expect(failed.stderr).toContain("the backup holds no jwt-secret");
       expect(readdirSync(parent)).toEqual(exists ? ["data"] : []);
       if (exists) expect(readdirSync(dataDir)).toEqual([]);
+      expect(failed.stderr).toContain("the backup holds no jwt-secret");
 
       const retried = await restore(good, dataDir);
       expect(retried.exitCode, retried.stderr).toBe(0);
