@@ -7,6 +7,7 @@
 // leaves DATA_DIR as it was and can simply be retried.
 import { Database } from "bun:sqlite";
 import {
+  chmod,
   link,
   mkdir,
   mkdtemp,
@@ -86,9 +87,9 @@ export async function restore(config: Config, source: string): Promise<RestoreRe
     if (manifest.jwtSecret)
       await restoreSecret(join(from, BACKUP_SECRET), join(staging.folder, "jwt-secret"));
 
-    // Here the restored database is complete and checked in the staging folder, and nothing is in
-    // DATA_DIR yet: a step that must change the restored database belongs here, so that its
-    // failure too leaves DATA_DIR as it was.
+    // Here the restored database is complete and checked in the staging folder (on SQLite the file
+    // `database.staged`), and nothing is in DATA_DIR yet: a step that must change the restored
+    // database belongs here, so that its failure too leaves DATA_DIR as it was.
 
     if (database !== null) await database.moveIntoPlace();
     try {
@@ -98,7 +99,7 @@ export async function restore(config: Config, source: string): Promise<RestoreRe
       throw error;
     }
   } catch (error) {
-    await (database as StagedDatabase | null)?.discard();
+    await database?.discard();
     await staging.discard();
     throw error;
   }
@@ -161,6 +162,8 @@ async function stageBeside(dataDir: string): Promise<Staging> {
       if (others.length > 0) throw new BackupError(`DATA_DIR ${dataDir} is no longer empty`);
       for (const name of await readdir(inside)) await rename(join(inside, name), join(target, name));
       await rmdir(inside);
+      // As the server makes it at start; a volume owned by another user may refuse, as it may there.
+      await chmod(target, 0o700).catch(() => {});
     },
     discard: () => rm(inside, { recursive: true, force: true }),
   };
