@@ -35,7 +35,12 @@ export async function prepareBackupFolder(target: string): Promise<void> {
     throw error;
   });
   if (info === null) {
-    await mkdir(target, { recursive: true, mode: 0o700 });
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    // Not recursive: a folder or link someone made there since the lstat is refused, not used.
+    await mkdir(target, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "EEXIST") throw new BackupError(`the backup folder ${target} appeared meanwhile`);
+      throw error;
+    });
     // mkdir's mode passes through the umask; the folder must be 0700 whatever the caller's is.
     await chmod(target, 0o700);
     return;

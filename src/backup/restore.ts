@@ -72,7 +72,7 @@ export async function restore(config: Config, source: string): Promise<RestoreRe
   try {
     database = postgres ? null : await stageDatabase(staging.folder, config);
     if (database !== null) {
-      await copyBackupFile(join(from, BACKUP_DATABASE), BACKUP_DATABASE, database.staged);
+      await copyBackupFile(join(from, BACKUP_DATABASE), BACKUP_DATABASE, database.staged, { hash: false });
       await assertSoundSqlite(database.staged);
     }
     if (manifest.blobsIn === "bucket") {
@@ -251,7 +251,9 @@ async function restoreBlobs(from: string, to: string, manifest: BackupManifest):
         const blobName = `${name}/${blob}`;
         if (!SHA256.test(blob) || !blob.startsWith(shard))
           throw new BackupError(`${blobName} is not named by its sha256, as every blob is`);
-        const copied = await copyBackupFile(join(from, shard, blob), blobName, join(to, shard, blob));
+        const copied = await copyBackupFile(join(from, shard, blob), blobName, join(to, shard, blob), {
+          hash: true,
+        });
         if (copied.sha256 !== blob)
           throw new BackupError(`${blobName} does not hold the bytes its name (their sha256) says`);
         files += 1;
