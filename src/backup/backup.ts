@@ -1,9 +1,9 @@
-// `bun run admin backup <dir>` (README "Backups and upgrades"; restore.ts puts one back). A backup is taken
-// while the server runs and writes: first the database (SQLite's VACUUM INTO: one read
-// transaction, so one consistent moment, without the write lock), then the blobs (content-
-// addressed and written before the rows naming them, so every blob the copied rows name exists;
-// later uploads come along and the restored server's cleanup removes those nobody names), then
-// the jwt-secret, without which the restored server's sessions would end.
+// `bun run admin backup <dir>` (README "Backups and upgrades"; restore.ts puts one back). A
+// backup is taken while the server runs and writes: first the database (SQLite's VACUUM INTO:
+// one read transaction, so one consistent moment, without the write lock), then the blobs
+// (content-addressed and written before the rows naming them, so every blob the copied rows name
+// exists; later uploads come along and the restored server's cleanup removes those nobody
+// names), then the jwt-secret, without which the restored server's sessions would end.
 import { Database } from "bun:sqlite";
 import { chmod, copyFile, lstat, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -45,8 +45,9 @@ export async function prepareBackupFolder(target: string): Promise<void> {
     await chmod(target, 0o700);
     return;
   }
-  if (!info.isDirectory())
-    throw new BackupError(`the backup folder ${target} is not a folder (or is a link)`);
+  if (info.isSymbolicLink())
+    throw new BackupError(`the backup folder ${target} is a link: name the folder it points to`);
+  if (!info.isDirectory()) throw new BackupError(`the backup folder ${target} is not a folder`);
   const uid = process.getuid?.();
   if (uid !== undefined && info.uid !== uid)
     throw new BackupError(`the backup folder ${target} belongs to another user (uid ${info.uid})`);

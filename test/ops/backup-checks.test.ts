@@ -286,7 +286,7 @@ describe("backup writes only into a folder nobody else can write", () => {
     symlinkSync(real, target);
     const result = await runAdminCli(["backup", target], { DATA_DIR: dataDir() });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("is a link");
+    expect(result.stderr).toContain("is a link: name the folder it points to");
     expect(readdirSync(real)).toEqual([]);
   });
 });
