@@ -227,7 +227,8 @@ async function assertSoundSqlite(path: string): Promise<void> {
     verdict = "not a database";
   }
   if (verdict !== "ok") throw new BackupError(`${BACKUP_DATABASE} is not a sound SQLite database`);
-  // Closing removed any -wal or -shm file the check made; nothing else beside it is expected.
+  // Closing the last connection normally removes the -wal and -shm it made; should one stay, it
+  // must not be moved into place beside the restored file as if it belonged to it.
   await rm(`${path}-wal`, { force: true });
   await rm(`${path}-shm`, { force: true });
 }

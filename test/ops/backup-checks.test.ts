@@ -161,6 +161,15 @@ describe("restore refuses a backup it cannot trust, and writes nothing then", ()
     await expectRefused(backup, new RegExp(`${COVER_HASH} does not hold the bytes its name`));
   });
 
+  test("a database that is not a sound SQLite file", async () => {
+    const backup = copyOfBackup();
+    const database = readFileSync(join(backup, "bookdist.sqlite"));
+    // The header stays, the pages after it are overwritten: SQLite opens it, the check does not pass.
+    database.fill(0x41, 100);
+    writeFileSync(join(backup, "bookdist.sqlite"), database);
+    await expectRefused(backup, /bookdist\.sqlite is not a sound SQLite database/);
+  });
+
   test("a blob missing, or one more than the manifest counts", async () => {
     const missing = copyOfBackup();
     rmSync(blobPath(missing, ARCHIVE_HASH));
@@ -223,6 +232,26 @@ describe("a failed restore leaves DATA_DIR as it was, so a retry works", () => {
       ]);
       restored.close();
     });
+
+  test("a database outside DATA_DIR (DATABASE_URL) is put in place together with DATA_DIR, or neither is", async () => {
+    const broken = copyOfBackup();
+    rmSync(join(broken, "jwt-secret"));
+    const { parent, dataDir } = restoreTarget();
+    const databaseFolder = join(work, `database-${++copies}`);
+    const env = { DATA_DIR: dataDir, DATABASE_URL: `sqlite:${join(databaseFolder, "bookdist.sqlite")}` };
+    const failed = await runAdminCli(["restore", broken], env);
+    expect(failed.exitCode).toBe(1);
+    expect(readdirSync(parent)).toEqual([]);
+    expect(existsSync(databaseFolder) ? readdirSync(databaseFolder) : []).toEqual([]);
+
+    const retried = await runAdminCli(["restore", good], env);
+    expect(retried.exitCode, retried.stderr).toBe(0);
+    expect(readdirSync(databaseFolder)).toEqual(["bookdist.sqlite"]);
+    expect(readdirSync(dataDir).sort()).toEqual(["blobs", "jwt-secret"]);
+    const restored = new Database(join(databaseFolder, "bookdist.sqlite"), { readonly: true });
+    expect(restored.query("SELECT title FROM book").all()).toEqual([{ title: "kept" }]);
+    restored.close();
+  });
 });
 
 describe("what restore prints from a backup is escaped", () => {
