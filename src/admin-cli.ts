@@ -1,13 +1,16 @@
 // `bun run admin grant|revoke <email-or-login>` and `bun run admin list`: the only way to make an
 // admin besides the store's own roles. Same environment (and .env) as the server; safe to run
 // while it serves (SQLite in WAL mode, Postgres), and live sessions see the change at once.
-// `bun run admin backup|restore <dir>`: backup/backup.ts.
+// `bun run admin backup|restore <dir>`: backup/backup.ts and backup/restore.ts.
 import packageJson from "../package.json" with { type: "json" };
 import { rolesFor } from "./auth/principal";
-import { BackupError, backup, restore } from "./backup/backup";
+import { backup } from "./backup/backup";
+import { BackupError } from "./backup/manifest";
+import { restore } from "./backup/restore";
 import { loadConfigOrExit } from "./config";
 import { openDatabase } from "./db/client";
 import { systemClock } from "./lib/clock";
+import { forTerminal } from "./lib/control-characters";
 import { AppError } from "./lib/problems";
 import { grantAdmin, listAdmins, revokeAdmin, UnknownUserError } from "./services/admin-grants";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
@@ -77,17 +80,20 @@ async function backupCommand(command: "backup" | "restore", folder: string): Pro
   process.umask(0o077);
   const started = performance.now();
   const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
+  // A backup folder may come from elsewhere: its manifest's fields, the names in it (which an
+  // error may quote) and the paths are printed with control characters made visible.
+  const say = (line: string) => console.log(forTerminal(line));
   try {
     if (command === "backup") {
       const report = await backup(config, folder, packageJson.version);
-      for (const note of report.notes) console.log(`note: ${note}`);
-      console.log(
+      for (const note of report.notes) say(`note: ${note}`);
+      say(
         `backed up ${report.database === "sqlite" ? "the database, " : ""}${report.blobs} blobs (${report.blobBytes} bytes)${report.jwtSecret ? " and the jwt-secret" : ""} to ${folder} in ${seconds()} s`,
       );
     } else {
       const { manifest, notes } = await restore(config, folder);
-      for (const note of notes) console.log(`note: ${note}`);
-      console.log(
+      for (const note of notes) say(`note: ${note}`);
+      say(
         `restored the backup of ${manifest.createdAt} (version ${manifest.version}) into ${config.dataDir} in ${seconds()} s; start the server there`,
       );
     }
@@ -95,7 +101,9 @@ async function backupCommand(command: "backup" | "restore", folder: string): Pro
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     console.error(
-      `bookdist admin: ${command} failed: ${error instanceof BackupError ? "" : "unexpected: "}${message}`,
+      forTerminal(
+        `bookdist admin: ${command} failed: ${error instanceof BackupError ? "" : "unexpected: "}${message}`,
+      ),
     );
     return 1;
   }

@@ -1,51 +1,66 @@
-// `bun run admin backup <dir>` and `bun run admin restore <dir>` (API.md §8). A backup is taken
-// while the server runs and writes: first the database (SQLite's VACUUM INTO: one read
-// transaction, so one consistent moment, without the write lock), then the blobs (content-
-// addressed and written before the rows naming them, so every blob the copied rows name exists;
-// later uploads come along and the restored server's cleanup removes those nobody names), then
-// the jwt-secret, without which the restored server's sessions would end.
+// `bun run admin backup <dir>` (README "Backups and upgrades"; restore.ts puts one back). A
+// backup is taken while the server runs and writes: first the database (SQLite's VACUUM INTO:
+// one read transaction, so one consistent moment, without the write lock), then the blobs
+// (content-addressed and written before the rows naming them, so every blob the copied rows name
+// exists; later uploads come along and the restored server's cleanup removes those nobody
+// names), then the jwt-secret, without which the restored server's sessions would end.
 import { Database } from "bun:sqlite";
-import { copyFile, mkdir, readdir, stat, writeFile } from "node:fs/promises";
+import { chmod, copyFile, lstat, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
 import { isPostgresUrl, sqlitePathFromUrl } from "../db/client";
 import { LocalBlobStore } from "../storage/blob-store";
-
-export const BACKUP_DATABASE = "bookdist.sqlite";
-export const BACKUP_BLOBS = "blobs";
-export const BACKUP_SECRET = "jwt-secret";
-export const BACKUP_MANIFEST = "backup.json";
-
-/** What a backup holds, written last into backup.json: a folder without it is incomplete. */
-export interface BackupManifest {
-  version: string;
-  createdAt: string;
-  database: "sqlite" | "postgres (not included: use pg_dump)";
-  /** Where the blobs are: in this backup, or (STORAGE=s3) only in the bucket, not copied. */
-  blobsIn: "backup" | "bucket";
-  blobs: number;
-  blobBytes: number;
-  jwtSecret: boolean;
-}
+import {
+  BACKUP_BLOBS,
+  BACKUP_DATABASE,
+  BACKUP_MANIFEST,
+  BACKUP_SECRET,
+  BackupError,
+  type BackupManifest,
+} from "./manifest";
 
 export interface BackupReport extends BackupManifest {
   notes: string[];
 }
 
-/** A folder that does not exist or holds nothing: the only kind a backup or a restore writes into. */
-export async function assertEmptyFolder(path: string, what: string): Promise<void> {
-  const entries = await readdir(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return [];
+/**
+ * The folder a backup goes into: made mode 0700 when it does not exist. An existing one must be
+ * an empty folder of ours (not a link) that nobody else can write: whoever can write it could
+ * swap a file of the backup, or read the jwt-secret through a link planted before we write it.
+ * An empty folder of ours that others may only read (mkdir's usual 0755) is tightened to 0700.
+ */
+export async function prepareBackupFolder(target: string): Promise<void> {
+  const info = await lstat(target).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null;
     throw error;
   });
-  if (entries.length > 0) throw new BackupError(`${what} ${path} is not empty`);
+  if (info === null) {
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    // Not recursive: a folder or link someone made there since the lstat is refused, not used.
+    await mkdir(target, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "EEXIST") throw new BackupError(`the backup folder ${target} appeared meanwhile`);
+      throw error;
+    });
+    // mkdir's mode passes through the umask; the folder must be 0700 whatever the caller's is.
+    await chmod(target, 0o700);
+    return;
+  }
+  if (info.isSymbolicLink())
+    throw new BackupError(`the backup folder ${target} is a link: name the folder it points to`);
+  if (!info.isDirectory()) throw new BackupError(`the backup folder ${target} is not a folder`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid)
+    throw new BackupError(`the backup folder ${target} belongs to another user (uid ${info.uid})`);
+  if ((info.mode & 0o022) !== 0)
+    throw new BackupError(
+      `the backup folder ${target} can be written by others (mode ${(info.mode & 0o777).toString(8)}): give a new folder, or make it 0700 first`,
+    );
+  if ((await readdir(target)).length > 0) throw new BackupError(`the backup folder ${target} is not empty`);
+  await chmod(target, 0o700);
 }
 
-export class BackupError extends Error {}
-
 export async function backup(config: Config, target: string, version: string): Promise<BackupReport> {
-  await assertEmptyFolder(target, "the backup folder");
-  await mkdir(target, { recursive: true, mode: 0o700 });
+  await prepareBackupFolder(target);
   const notes: string[] = [];
   const postgres = isPostgresUrl(config.databaseUrl);
   if (postgres) {
@@ -127,51 +142,4 @@ async function copyIfPresent(from: string, to: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw error;
   }
-}
-
-/**
- * Puts a backup into an empty DATA_DIR (and, on SQLite, a database file that does not exist yet),
- * before the server starts there.
- */
-export async function restore(
-  config: Config,
-  source: string,
-): Promise<{ manifest: BackupManifest; notes: string[] }> {
-  const manifestText = await Bun.file(join(source, BACKUP_MANIFEST))
-    .text()
-    .catch(() => {
-      throw new BackupError(`${source} holds no ${BACKUP_MANIFEST}: not a complete backup`);
-    });
-  const manifest = JSON.parse(manifestText) as BackupManifest;
-  await assertEmptyFolder(config.dataDir, "DATA_DIR");
-  const notes: string[] = [];
-  const postgres = isPostgresUrl(config.databaseUrl);
-  let databasePath: string | undefined;
-  if (postgres) {
-    notes.push(
-      "the database is on Postgres: restore it with pg_restore from your pg_dump; the blobs and jwt-secret are in place",
-    );
-  } else {
-    if (manifest.database !== "sqlite")
-      throw new BackupError("this backup holds no SQLite database (it was taken on Postgres)");
-    databasePath = sqlitePathFromUrl(config.databaseUrl);
-    if (await stat(databasePath).catch(() => null))
-      throw new BackupError(`the database file ${databasePath} exists already`);
-  }
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  if (databasePath !== undefined) {
-    await mkdir(dirname(databasePath), { recursive: true, mode: 0o700 });
-    await copyFile(join(source, BACKUP_DATABASE), databasePath);
-  }
-  if (manifest.blobsIn === "bucket") {
-    notes.push("the backup holds no blobs: they are in the S3 bucket it was taken with");
-  } else {
-    await copyBlobs(join(source, BACKUP_BLOBS), join(config.dataDir, "blobs"));
-    if (config.storage.driver === "s3")
-      notes.push(
-        "the blobs were put in DATA_DIR/blobs: run `bun run storage migrate` to copy them into the bucket",
-      );
-  }
-  if (manifest.jwtSecret) await copyFile(join(source, BACKUP_SECRET), join(config.dataDir, "jwt-secret"));
-  return { manifest, notes };
 }
