@@ -283,7 +283,7 @@ describe("configuration", () => {
       shopPaidStatuses: ["wc-processing", "wc-completed"],
       shopSyncCron: "* * * * *",
       shopWebhookSecret: undefined,
-      shopGuestOrders: "match-email",
+      shopGuestOrders: "claim",
     });
     const embedded = parseConfig({ SHOP_ORDERS: "on" });
     expect(embedded).toEqual({
@@ -317,6 +317,14 @@ describe("configuration", () => {
         "SHOP_SYNC_CRON",
         "SHOP_GUEST_ORDERS",
       ]);
+    // An upgrade that still names the removed value is told why, in one line.
+    const removed = parseConfig({ SHOP_GUEST_ORDERS: "match-email" });
+    expect(removed).toEqual({
+      ok: false,
+      problems: [
+        "SHOP_GUEST_ORDERS: match-email is gone (an e-mail address proves nothing: anyone can register it); use claim or ignore",
+      ],
+    });
   });
 
   test("start-up with a bad value exits non-zero with readable lines", () => {
