@@ -104,6 +104,8 @@ try {
     ["order head (posts)", q.postsOrder, [order]],
     ["order meta (posts)", q.postsMeta, [order]],
     ["order refunds (posts)", q.postsRefunds, [order]],
+    ["order key (HPOS)", q.hposOrderKey, [order]],
+    ["order key (posts)", q.postsOrderKey, [order]],
     [
       "line items + refund lines",
       q.lines(2),

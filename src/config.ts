@@ -192,7 +192,15 @@ const EnvSchema = z
       .default("* * * * *")
       .refine(isCronPattern, "is not a cron pattern such as * * * * *"),
     SHOP_WEBHOOK_SECRET: z.string().min(8, "must be at least 8 characters").optional(),
-    SHOP_GUEST_ORDERS: z.enum(["match-email", "ignore"]).default("match-email"),
+    SHOP_GUEST_ORDERS: z
+      .enum(["claim", "ignore"], {
+        // The value earlier versions had: an upgrade that still sets it is told why it is gone.
+        error: (issue) =>
+          issue.input === "match-email"
+            ? "match-email is gone (an e-mail address proves nothing: anyone can register it); use claim or ignore"
+            : undefined,
+      })
+      .default("claim"),
     STORAGE: z.enum(["local", "s3"]).default("local"),
     S3_BUCKET: z.string().min(3).optional(),
     S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
@@ -297,7 +305,8 @@ export interface Config {
   shopSyncCron: string;
   /** The webhook's secret; unset: POST /shop/webhook answers 404. */
   shopWebhookSecret: string | undefined;
-  shopGuestOrders: "match-email" | "ignore";
+  /** claim: a guest order waits for POST /shop/claim with its order key; ignore: it grants nothing. */
+  shopGuestOrders: "claim" | "ignore";
   /** Where uploaded files live: DATA_DIR/blobs, or an S3-compatible bucket (API.md §8). */
   storage: StorageConfig;
 }

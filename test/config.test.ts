@@ -284,7 +284,7 @@ describe("configuration", () => {
       shopPaidStatuses: ["wc-processing", "wc-completed"],
       shopSyncCron: "* * * * *",
       shopWebhookSecret: undefined,
-      shopGuestOrders: "match-email",
+      shopGuestOrders: "claim",
     });
     const embedded = parseConfig({ SHOP_ORDERS: "on" });
     expect(embedded).toEqual({
@@ -318,6 +318,14 @@ describe("configuration", () => {
         "SHOP_SYNC_CRON",
         "SHOP_GUEST_ORDERS",
       ]);
+    // An upgrade that still names the removed value is told why, in one line.
+    const removed = parseConfig({ SHOP_GUEST_ORDERS: "match-email" });
+    expect(removed).toEqual({
+      ok: false,
+      problems: [
+        "SHOP_GUEST_ORDERS: match-email is gone (an e-mail address proves nothing: anyone can register it); use claim or ignore",
+      ],
+    });
   });
 
   test("start-up with a bad value exits non-zero with readable lines", () => {

@@ -1,6 +1,6 @@
 // bookdist's record of the shop's orders (migration 0005): one shop_order row per order seen, its
 // claim, the grants it made per line and book, and the reconciliation's shared cursor.
-import { and, asc, eq, gt, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { queuedWrite, withTransaction } from "../db/transaction";
 
@@ -153,8 +153,6 @@ export interface OrderRecord {
   status: string;
   paid: boolean;
   userUuid: string | null;
-  billingEmail: string | null;
-  awaitingAccount: boolean;
   shopModifiedAt: Date;
   syncedAt: Date;
 }
@@ -168,28 +166,32 @@ export async function recordOrder(tx: Database, orderId: number, record: OrderRe
     .where(eq(shopOrder.orderId, orderId));
 }
 
-/** The e-mails guest orders wait on for an account, in order after `afterEmail`, a chunk at a time. */
-export async function emailsAwaitingAccount(
-  db: Database,
-  afterEmail: string,
-  limit: number,
-): Promise<string[]> {
-  const { shopOrder } = db.tables;
-  const rows = await db.orm
-    .selectDistinct({ email: shopOrder.billingEmail })
-    .from(shopOrder)
-    .where(and(eq(shopOrder.awaitingAccount, true), gt(shopOrder.billingEmail, afterEmail)))
-    .orderBy(asc(shopOrder.billingEmail))
-    .limit(limit);
-  return rows.map((row) => row.email ?? "").filter(Boolean);
-}
-
-export function ordersAwaitingEmail(db: Database, email: string): Promise<{ orderId: number }[]> {
-  const { shopOrder } = db.tables;
-  return db.orm
-    .select({ orderId: shopOrder.orderId })
-    .from(shopOrder)
-    .where(and(eq(shopOrder.awaitingAccount, true), eq(shopOrder.billingEmail, email)));
+/**
+ * Binds a guest order to the account that proved its order key, unless another account holds it
+ * by proof already: answers the account the order is bound to now (the caller's when it won). A
+ * binding without a time (made by e-mail before migration 0006) is no proof and is taken over.
+ * One conditional UPDATE decides, so of two accounts claiming at once exactly one is bound.
+ */
+export function bindGuestClaim(db: Database, orderId: number, userUuid: string, now: Date): Promise<string> {
+  return withTransaction(db, async (tx) => {
+    const { shopOrder } = tx.tables;
+    await tx.orm.insert(shopOrder).values({ orderId, status: "", paid: false }).onConflictDoNothing();
+    await tx.orm
+      .update(shopOrder)
+      .set({ guestClaimUuid: userUuid, guestClaimedAt: now })
+      .where(
+        and(
+          eq(shopOrder.orderId, orderId),
+          // The same account claiming again keeps its first time.
+          or(isNull(shopOrder.guestClaimUuid), isNull(shopOrder.guestClaimedAt)),
+        ),
+      );
+    const [row] = await tx.orm
+      .select({ guestClaimUuid: shopOrder.guestClaimUuid })
+      .from(shopOrder)
+      .where(eq(shopOrder.orderId, orderId));
+    return row?.guestClaimUuid ?? "";
+  });
 }
 
 export async function readSyncState(db: Database): Promise<ShopSyncStateRow | undefined> {

@@ -40,8 +40,8 @@ export async function register(
     firstName: input.firstName ?? "",
     lastName: input.lastName ?? "",
   });
-  // A guest who bought before having an account gets the books now (API.md §7), not at the next sync.
-  await deps.shop?.accountCreated(user.email);
+  // Registering an address grants none of the shop's guest orders billed to it: an address proves
+  // nothing, the order key does (POST /shop/claim, README "Shop orders").
   return openSession({ ...deps, ...services }, user, { ...meta, now: deps.clock.now() });
 }
 

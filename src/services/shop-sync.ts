@@ -12,13 +12,17 @@ import * as orders from "../repositories/shop-orders";
 import { mappingsOfProducts, type ShopProductRow } from "../repositories/shop-products";
 import type { StoreUser } from "../store/directory";
 import type { OrderStorage, ShopOrderSnapshot, WooCommerceOrders } from "../store/woocommerce";
+import { orderKeyMatches } from "./order-key";
 import { type GrantEvent, reportGrant, reportRevocation } from "./shop-grants";
 
-/** The shop's users as reconciliation needs them (store/wordpress.ts). */
+/**
+ * The shop's users as reconciliation needs them (store/wordpress.ts): an order's customer by the
+ * shop's user id, a claimed guest order's by the uuid that claimed it. Never by e-mail: an address
+ * proves nothing (README "Shop orders").
+ */
 export interface ShopCustomers {
   findByStoreUserId(storeUserId: string): Promise<StoreUser | null>;
-  findByEmail(email: string): Promise<StoreUser | null>;
-  existingEmails(emails: string[]): Promise<Set<string>>;
+  findByUuid(uuid: string): Promise<StoreUser | null>;
 }
 
 export interface ShopSyncDeps {
@@ -46,7 +50,6 @@ const CLAIM_MS = 60_000;
 const CLAIM_WAIT_MS = 15_000;
 const CLAIM_POLL_MS = 50;
 const SCAN_CHUNK = 500;
-const EMAIL_CHUNK = 500;
 
 interface Wanted {
   lineItemId: number;
@@ -59,6 +62,11 @@ function fieldsOf(grant: orders.ShopOrderGrantRow): orders.GrantFields {
 }
 
 const keyOf = (grant: { lineItemId: number; bookId: number }) => `${grant.lineItemId}:${grant.bookId}`;
+
+/** One answer for every claim that proves nothing, so that none tells which part was wrong. */
+const noSuchGuestOrder = () => new AppError("NOT_FOUND", "There is no guest order with this number and key.");
+
+export type ShopOrderView = NonNullable<Awaited<ReturnType<ShopSync["view"]>>>;
 
 /** Another instance held the order's claim for the whole wait: 503 to a webhook, skipped by a sync. */
 class OrderBusyError extends AppError {
@@ -80,7 +88,7 @@ export class ShopSync {
     return this.deps.config.shopPaidStatuses;
   }
 
-  /** One reconciliation of every order changed since the cursor (minus the overlap), and of guest orders whose account now exists. */
+  /** One reconciliation of every order changed since the cursor (minus the overlap). */
   async sync(): Promise<SyncResult> {
     const { db, clock, logger } = this.deps;
     const startedLocal = clock.now();
@@ -116,11 +124,6 @@ export class ShopSync {
       after = { at: last.modifiedAt, rowId: last.rowId };
     }
     result.ordersSeen = seen.size;
-    if (this.deps.config.shopGuestOrders === "match-email") {
-      const waiting = await this.reconcileAwaitingAccounts(storage, startedShop, seen);
-      this.add(result, waiting);
-      failed += waiting.failed;
-    }
     await orders.writeSyncState(db, {
       orderStorage: storage,
       // An order that failed is met again next time: the cursor stays where it was.
@@ -130,21 +133,6 @@ export class ShopSync {
       lastSyncOrders: result.ordersSeen,
     });
     return result;
-  }
-
-  /** A guest's account now exists (registration in the app): their waiting orders grant at once. */
-  async accountCreated(email: string): Promise<void> {
-    if (this.deps.config.shopGuestOrders !== "match-email") return;
-    try {
-      const waiting = await orders.ordersAwaitingEmail(this.deps.db, email.trim().toLowerCase());
-      if (waiting.length === 0) return;
-      const storage = await this.shop.storage();
-      const from = await this.shop.now();
-      for (const { orderId } of waiting) await this.reconcile(orderId, storage, from);
-    } catch (error) {
-      // The sync finds these orders within a minute anyway; registration must not fail for it.
-      this.deps.logger.warn("guest orders of a new account not reconciled yet", describeError(error));
-    }
   }
 
   /** A webhook named this order: reconcile it now, from the shop's database. */
@@ -171,10 +159,35 @@ export class ShopSync {
       orderId,
       status: snapshot.status,
       paid: this.paidStatuses.includes(snapshot.status),
-      userUuid: record?.userUuid ?? null,
+      // A claimed guest order shows its claimant even before it granted anything (nothing mapped yet).
+      userUuid: record?.userUuid ?? (snapshot.customerId === 0 ? record?.guestClaimUuid : null) ?? null,
       grants,
       syncedAt: record?.syncedAt ?? null,
     };
+  }
+
+  /**
+   * Binds a guest order to the account that proves it with the order key, then reconciles it now
+   * (its books granted to that account). A wrong key, an unknown order and an order with a customer
+   * are the same NOT_FOUND; another account's earlier claim is CONFLICT. services/shop-claim.ts
+   * throttles the callers.
+   */
+  async claim(orderId: number, orderKey: string, userUuid: string): Promise<ShopOrderView> {
+    const storage = await this.shop.storage();
+    const from = await this.shop.now();
+    // Both are read whether or not the order exists: an unknown order costs what a wrong key does.
+    const [snapshot, key] = await Promise.all([
+      this.shop.read(storage, orderId),
+      this.shop.orderKey(storage, orderId),
+    ]);
+    const proved = orderKeyMatches(key, orderKey);
+    if (!proved || snapshot === null || snapshot.customerId !== 0) throw noSuchGuestOrder();
+    const holder = await orders.bindGuestClaim(this.deps.db, orderId, userUuid, this.deps.clock.now());
+    if (holder !== userUuid) throw new AppError("CONFLICT", "Another account has claimed this order.");
+    await this.reconcile(orderId, storage, from);
+    const view = await this.view(orderId);
+    if (!view) throw noSuchGuestOrder();
+    return view;
   }
 
   async storage(): Promise<OrderStorage | null> {
@@ -192,28 +205,6 @@ export class ShopSync {
   private add(total: { granted: number; revoked: number }, part: { granted: number; revoked: number }): void {
     total.granted += part.granted;
     total.revoked += part.revoked;
-  }
-
-  private async reconcileAwaitingAccounts(storage: OrderStorage, from: Date, done: Set<number>) {
-    const result = { granted: 0, revoked: 0, failed: 0 };
-    let afterEmail = "";
-    for (;;) {
-      const emails = await orders.emailsAwaitingAccount(this.deps.db, afterEmail, EMAIL_CHUNK);
-      if (emails.length === 0) break;
-      const existing = await this.customers.existingEmails(emails);
-      for (const email of emails) {
-        if (!existing.has(email)) continue;
-        for (const { orderId } of await orders.ordersAwaitingEmail(this.deps.db, email)) {
-          if (done.has(orderId)) continue;
-          const part = await this.reconcileOrLog(orderId, storage, from);
-          if (part) this.add(result, part);
-          else result.failed++;
-        }
-      }
-      afterEmail = emails.at(-1) ?? "";
-      if (emails.length < EMAIL_CHUNK) break;
-    }
-    return result;
   }
 
   /**
@@ -251,19 +242,23 @@ export class ShopSync {
     let snapshot: ShopOrderSnapshot | null;
     let user: StoreUser | null = null;
     let mappings: ShopProductRow[];
+    let claimant: string | null;
     try {
       snapshot = await this.shop.read(storage, orderId);
       const lines = snapshot?.lines.filter((line) => line.netQuantity > 0) ?? [];
       mappings = await mappingsOfProducts(db, [...new Set(lines.map((line) => line.productId))]);
-      if (snapshot && mappings.length > 0) user = await this.customerOf(snapshot);
+      // Read under the claim: a guest order bound by POST /shop/claim a moment ago is seen.
+      claimant = (await orders.findShopOrder(db, orderId))?.guestClaimUuid ?? null;
+      if (snapshot && mappings.length > 0) user = await this.customerOf(snapshot, claimant);
     } catch (error) {
       await orders.releaseClaim(db, orderId, token);
       throw error;
     }
     const paid = snapshot !== null && this.paidStatuses.includes(snapshot.status);
     const wanted = new Map<string, Wanted>();
-    // SHOP_GUEST_ORDERS=ignore: a guest order grants nothing and waits for no account.
-    const ignored = snapshot?.customerId === 0 && this.deps.config.shopGuestOrders === "ignore";
+    // SHOP_GUEST_ORDERS=ignore: a guest order nobody claimed grants nothing and waits for no claim.
+    const ignored =
+      snapshot?.customerId === 0 && claimant === null && this.deps.config.shopGuestOrders === "ignore";
     if (paid && snapshot && !ignored) {
       for (const line of snapshot.lines) {
         if (line.netQuantity <= 0) continue;
@@ -275,8 +270,6 @@ export class ShopSync {
         }
       }
     }
-    const guest = snapshot !== null && snapshot.customerId === 0;
-    const email = snapshot?.billingEmail.trim().toLowerCase() || null;
     const granted: GrantEvent[] = [];
     const revoked: GrantEvent[] = [];
     const now = clock.now();
@@ -326,8 +319,6 @@ export class ShopSync {
           status: snapshot?.status ?? "deleted",
           paid,
           userUuid: user?.uuid ?? null,
-          billingEmail: guest ? email : null,
-          awaitingAccount: guest && paid && !user && wanted.size > 0,
           // The shop's changes before this second are in the record (its clock has whole seconds).
           shopModifiedAt: new Date(from.getTime() - 1000),
           syncedAt: now,
@@ -419,10 +410,13 @@ export class ShopSync {
       );
   }
 
-  private async customerOf(snapshot: ShopOrderSnapshot): Promise<StoreUser | null> {
+  /**
+   * The shop's customer when the order has one (also when WooCommerce set it on an order a guest
+   * had claimed: the shop decides); else the account that claimed the guest order; else nobody.
+   */
+  private async customerOf(snapshot: ShopOrderSnapshot, claimant: string | null): Promise<StoreUser | null> {
     if (snapshot.customerId > 0) return this.customers.findByStoreUserId(String(snapshot.customerId));
-    if (this.deps.config.shopGuestOrders !== "match-email") return null;
-    return this.customers.findByEmail(snapshot.billingEmail);
+    return claimant ? this.customers.findByUuid(claimant) : null;
   }
 
   private async waitForClaim(orderId: number, token: string): Promise<void> {

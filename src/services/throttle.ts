@@ -40,6 +40,9 @@ export const throttleRules = {
   /** Failed redemptions per user and per client address. */
   redeemFailuresPerUser: { name: "redeem-user", limit: 10, windowMs: 15 * MINUTE },
   redeemFailuresPerAddress: { name: "redeem-addr", limit: 50, windowMs: 15 * MINUTE },
+  /** Failed claims of a guest order (wrong order number or key) per user and per client address. */
+  claimFailuresPerUser: { name: "claim-user", limit: 10, windowMs: 15 * MINUTE },
+  claimFailuresPerAddress: { name: "claim-addr", limit: 50, windowMs: 15 * MINUTE },
   /** Registrations per client address. */
   registrations: { name: "register", limit: 20, windowMs: 60 * MINUTE },
 } satisfies Record<string, ThrottleRule>;

@@ -25,7 +25,6 @@ export interface ShopOrderSnapshot {
   status: string;
   /** 0: a guest order. */
   customerId: number;
-  billingEmail: string;
   lines: OrderLine[];
 }
 
@@ -90,12 +89,16 @@ export function orderQueries(prefix: string) {
        WHERE post_type IN ('shop_order', 'shop_order_refund')
          AND post_modified_gmt >= ? AND (post_modified_gmt > ? OR ID > ?)
        ORDER BY post_modified_gmt, ID LIMIT ${Number(limit)}`,
-    hposOrder: `SELECT status, customer_id, billing_email FROM ${t("wc_orders")} WHERE id = ? AND type = 'shop_order'`,
+    hposOrder: `SELECT status, customer_id FROM ${t("wc_orders")} WHERE id = ? AND type = 'shop_order'`,
     hposRefunds: `SELECT id FROM ${t("wc_orders")} WHERE parent_order_id = ? AND type = 'shop_order_refund'`,
     postsOrder: `SELECT post_status FROM ${t("posts")} WHERE ID = ? AND post_type = 'shop_order'`,
     postsMeta: `SELECT meta_key, meta_value FROM ${t("postmeta")}
-       WHERE post_id = ? AND meta_key IN ('_customer_user', '_billing_email') ORDER BY meta_id`,
+       WHERE post_id = ? AND meta_key = '_customer_user' ORDER BY meta_id`,
     postsRefunds: `SELECT ID FROM ${t("posts")} WHERE post_parent = ? AND post_type = 'shop_order_refund'`,
+    // The order key (`wc_order_…`) a guest proves an order with (claimShopOrder); indexed in HPOS by order_id.
+    hposOrderKey: `SELECT order_key FROM ${t("wc_order_operational_data")} WHERE order_id = ? ORDER BY id LIMIT 1`,
+    postsOrderKey: `SELECT meta_value AS order_key FROM ${t("postmeta")}
+       WHERE post_id = ? AND meta_key = '_order_key' ORDER BY meta_id LIMIT 1`,
     lines: (orders: number) =>
       `SELECT i.order_item_id, i.order_id, m.meta_key, m.meta_value
        FROM ${t("woocommerce_order_items")} i
@@ -192,9 +195,19 @@ export class WooCommerceOrders {
       orderId,
       status: head.status,
       customerId: head.customerId,
-      billingEmail: head.billingEmail,
       lines,
     };
+  }
+
+  /**
+   * The order's key as the shop stores it (HPOS `wc_order_operational_data.order_key`, legacy meta
+   * `_order_key`), or null when it has none. A secret of the buyer's: compared, never logged.
+   */
+  async orderKey(storage: OrderStorage, orderId: number): Promise<string | null> {
+    const sql = storage === "hpos" ? this.sql.hposOrderKey : this.sql.postsOrderKey;
+    const [row] = await this.rows<RowDataPacket>(sql, [orderId]);
+    const key = row?.order_key;
+    return typeof key === "string" && key !== "" ? key : null;
   }
 
   private async hposHead(orderId: number) {
@@ -204,7 +217,6 @@ export class WooCommerceOrders {
     return {
       status: String(order.status ?? ""),
       customerId: Number(order.customer_id ?? 0),
-      billingEmail: String(order.billing_email ?? ""),
       refundIds: refunds.map((row) => Number(row.id)),
     };
   }
@@ -218,7 +230,6 @@ export class WooCommerceOrders {
     return {
       status: String(order.post_status),
       customerId: Number(first("_customer_user") ?? 0) || 0,
-      billingEmail: String(first("_billing_email") ?? ""),
       refundIds: refunds.map((row) => Number(row.ID)),
     };
   }

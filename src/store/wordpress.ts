@@ -268,37 +268,6 @@ export class WordPressStore implements StoreDirectory {
     return user;
   }
 
-  /**
-   * The user whose e-mail is exactly this one (the _ci collation ignores case): a guest order's
-   * billing e-mail. Logins are not consulted: an order names an address, not a login.
-   */
-  async findByEmail(email: string): Promise<StoreUser | null> {
-    const needle = email.trim();
-    if (needle === "") return null;
-    const user = await this.withSession(async (session) => {
-      const [row] = await session.rows<UserRow>(
-        `SELECT ID, user_login, user_pass, user_email, display_name FROM ${this.users}
-         WHERE user_email = ? ORDER BY ID LIMIT 1`,
-        [needle],
-      );
-      return row ? this.completeUser(session, row) : null;
-    });
-    if (user) await this.recordLink(user.uuid, user.storeUserId);
-    return user;
-  }
-
-  /** Which of these e-mails (lower case) have an account now: guest orders waiting for one. */
-  async existingEmails(emails: string[]): Promise<Set<string>> {
-    if (emails.length === 0) return new Set();
-    const rows = await this.withSession((session) =>
-      session.rows<RowDataPacket>(
-        `SELECT user_email FROM ${this.users} WHERE user_email IN (${emails.map(() => "?").join(", ")})`,
-        emails,
-      ),
-    );
-    return new Set(rows.map((row) => String(row.user_email).toLowerCase()));
-  }
-
   async ping(): Promise<void> {
     await this.withSession(async (session) => {
       // Touching the users table also proves the prefix and the SELECT grant, not only the network.

@@ -737,7 +737,7 @@ async function runScenario(): Promise<void> {
   await call({ op: "deleteApk", as: A, path: { id: launcher.id }, status: 200 });
 
   // Shop orders (API.md §7): the mappings work on any store; this server runs SHOP_ORDERS=off, so
-  // the sync, an order and the webhook are 404.
+  // the sync, an order, the webhook and a claim are 404.
   const mapping = (
     await call({ op: "createShopProduct", as: A, json: { bookId: book.id, productId: 1520 }, status: 201 })
   ).body;
@@ -752,6 +752,12 @@ async function runScenario(): Promise<void> {
   await call({ op: "syncShop", as: A, status: 404 });
   await call({ op: "getShopOrder", as: A, path: { orderId: 727 }, status: 404 });
   await call({ op: "receiveShopWebhook", json: { id: 727 }, status: 404 });
+  await call({
+    op: "claimShopOrder",
+    as: R,
+    json: { orderId: 727, orderKey: "wc_order_Xq3pL8rT2mVbN" },
+    status: 404,
+  });
 
   // Methods a path does not have: Prism's router refuses them, the server answers 405 with Allow.
   await methodNotAllowed("PATCH", "/book");

@@ -30,6 +30,15 @@ export interface OrderInput {
 export interface WrittenOrder {
   orderId: number;
   lineItemIds: number[];
+  /** The order key WooCommerce puts in the order e-mail and the order-received URL. */
+  orderKey: string;
+}
+
+/** wc_generate_order_key(): `wc_order_` and 13 letters and digits (wp_generate_password(13, false)). */
+function newOrderKey(): string {
+  const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  const bytes = crypto.getRandomValues(new Uint8Array(13));
+  return `wc_order_${Array.from(bytes, (byte) => alphabet[byte % alphabet.length]).join("")}`;
 }
 
 /** Loads WooCommerce's tables into the (already WordPress-loaded) database `admin` is using. */
@@ -83,6 +92,7 @@ export class WooShop {
   async createOrder(input: OrderInput, alsoIn?: Storage): Promise<WrittenOrder> {
     const storage = await this.storage();
     const status = input.status ?? "wc-pending";
+    const orderKey = newOrderKey();
     const orderId = await this.reserveId(
       storage === "hpos" ? "shop_order_placehold" : "shop_order",
       status,
@@ -90,7 +100,15 @@ export class WooShop {
     );
     for (const where of new Set<Storage>([storage, ...(alsoIn ? [alsoIn] : [])])) {
       if (where === "hpos")
-        await this.writeHposOrder(orderId, "shop_order", status, input.customerId, input.billingEmail, 0);
+        await this.writeHposOrder(
+          orderId,
+          "shop_order",
+          status,
+          input.customerId,
+          input.billingEmail,
+          0,
+          orderKey,
+        );
       else
         await this.writePostsOrder(
           orderId,
@@ -100,6 +118,7 @@ export class WooShop {
           input.billingEmail,
           0,
           storage === "posts",
+          orderKey,
         );
     }
     const lineItemIds: number[] = [];
@@ -115,7 +134,7 @@ export class WooShop {
         }),
       );
     }
-    return { orderId, lineItemIds };
+    return { orderId, lineItemIds, orderKey };
   }
 
   /** A status change ($order->set_status()->save()): the status and the updated-at column, in each storage holding the order. */
@@ -144,8 +163,8 @@ export class WooShop {
       orderId,
     );
     if (storage === "hpos")
-      await this.writeHposOrder(refundId, "shop_order_refund", "wc-completed", 0, "", orderId);
-    else await this.writePostsOrder(refundId, "shop_order_refund", "wc-completed", 0, "", orderId, true);
+      await this.writeHposOrder(refundId, "shop_order_refund", "wc-completed", 0, "", orderId, "");
+    else await this.writePostsOrder(refundId, "shop_order_refund", "wc-completed", 0, "", orderId, true, "");
     for (const line of lines) {
       await this.writeLine(refundId, "Refunded item", {
         _product_id: 0,
@@ -158,6 +177,26 @@ export class WooShop {
     if (full) await this.setStatus(orderId, "wc-refunded");
     else await this.setStatus(orderId, await this.statusOf(orderId));
     return refundId;
+  }
+
+  /**
+   * The order's customer set afterwards (an admin assigning a guest order to an account, or
+   * wc_update_new_customer_past_orders()): customer_id / _customer_user, updated-at bumped.
+   */
+  async setCustomer(orderId: number, customerId: number): Promise<void> {
+    await this.run(
+      `UPDATE ${this.t("wc_orders")} SET customer_id = ?, date_updated_gmt = UTC_TIMESTAMP() WHERE id = ?`,
+      [customerId, orderId],
+    );
+    await this.run(
+      `UPDATE ${this.t("postmeta")} SET meta_value = ? WHERE post_id = ? AND meta_key = '_customer_user'`,
+      [String(customerId), orderId],
+    );
+    await this.run(
+      `UPDATE ${this.t("posts")} SET post_modified = NOW(), post_modified_gmt = UTC_TIMESTAMP()
+       WHERE ID = ? AND post_type = 'shop_order'`,
+      [orderId],
+    );
   }
 
   async statusOf(orderId: number): Promise<string> {
@@ -180,7 +219,7 @@ export class WooShop {
     );
     for (const post of posts) {
       const meta = await this.rows(
-        `SELECT meta_key, meta_value FROM ${this.t("postmeta")} WHERE post_id = ? AND meta_key IN ('_customer_user', '_billing_email')`,
+        `SELECT meta_key, meta_value FROM ${this.t("postmeta")} WHERE post_id = ? AND meta_key IN ('_customer_user', '_billing_email', '_order_key')`,
         [post.ID],
       );
       const value = (key: string) => meta.find((row) => row.meta_key === key)?.meta_value ?? "";
@@ -202,6 +241,13 @@ export class WooShop {
           post.post_parent,
         ],
       );
+      if (post.post_type === "shop_order" && value("_order_key")) {
+        await this.run(`DELETE FROM ${this.t("wc_order_operational_data")} WHERE order_id = ?`, [post.ID]);
+        await this.run(
+          `INSERT INTO ${this.t("wc_order_operational_data")} (order_id, created_via, order_key) VALUES (?, 'checkout', ?)`,
+          [post.ID, value("_order_key")],
+        );
+      }
     }
     await this.setStorage("hpos", true);
   }
@@ -226,6 +272,7 @@ export class WooShop {
     customerId: number,
     email: string,
     parent: number,
+    orderKey: string,
   ): Promise<void> {
     await this.run(
       `INSERT INTO ${this.t("wc_orders")} (id, status, currency, type, tax_amount, total_amount, customer_id,
@@ -243,7 +290,7 @@ export class WooShop {
       `INSERT INTO ${this.t("wc_order_operational_data")} (order_id, created_via, woocommerce_version, order_key,
          prices_include_tax, download_permission_granted)
        VALUES (?, 'checkout', '9.4.0', ?, 0, 0)`,
-      [id, `wc_order_${crypto.randomUUID().slice(0, 13)}`],
+      [id, orderKey],
     );
   }
 
@@ -255,6 +302,7 @@ export class WooShop {
     email: string,
     parent: number,
     reserved: boolean,
+    orderKey: string,
   ): Promise<void> {
     // The post exists when it reserved the id; as a sync copy of an HPOS order it is written now.
     if (!reserved) {
@@ -269,7 +317,7 @@ export class WooShop {
     const meta: [string, string][] =
       type === "shop_order"
         ? [
-            ["_order_key", `wc_order_${crypto.randomUUID().slice(0, 13)}`],
+            ["_order_key", orderKey],
             ["_customer_user", String(customerId)],
             ["_billing_first_name", "Test"],
             ["_billing_last_name", "Buyer"],

@@ -1,6 +1,6 @@
 // API.md §7 on a real MariaDB shop with WooCommerce's own tables, in both order storages: paid
-// orders grant, refunds and cancellations revoke, guests get theirs once they have an account,
-// books already held stay as they were, variations map on their own, a shop switching to HPOS
+// orders grant, refunds and cancellations revoke (guest orders and their claims:
+// guest-claims.test.ts), books already held stay as they were, variations map on their own, a shop switching to HPOS
 // mid-life, several instances reconciling at once, and the signed webhook (php as the oracle).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
@@ -254,62 +254,6 @@ describe.each(["hpos", "posts"] as Storage[])("shop orders grant books (%s stora
       [refunded, "revoked"],
     ]);
   });
-
-  test.if(withShop)("a guest order is granted once an account with the billing e-mail exists", async () => {
-    const bookId = await book();
-    const product = nextProduct++;
-    await map(bookId, product);
-    const email = `guest-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const { orderId } = await shop.createOrder({
-      customerId: 0,
-      billingEmail: email,
-      status: "wc-processing",
-      lines: [{ productId: product }],
-    });
-    await sync();
-    expect(await order(orderId)).toMatchObject({
-      userUuid: null,
-      grants: [{ bookId, state: "no-account", activationId: null }],
-    });
-    // Registering in the app with that e-mail (any case) grants it at once, before any sync.
-    const guest = await t.user(email.toUpperCase());
-    expect(await shelf(guest.token)).toEqual([bookId]);
-    expect(await order(orderId)).toMatchObject({
-      userUuid: guest.uuid,
-      grants: [{ bookId, state: "active" }],
-    });
-  });
-
-  test.if(withShop)(
-    "a guest order whose account appears in the shop is granted by the next sync",
-    async () => {
-      const bookId = await book();
-      const product = nextProduct++;
-      await map(bookId, product);
-      const email = `shopguest-${crypto.randomUUID().slice(0, 8)}@example.com`;
-      await shop.createOrder({
-        customerId: 0,
-        billingEmail: email,
-        status: "wc-completed",
-        lines: [{ productId: product }],
-      });
-      await sync();
-      // The account is made in the shop (not through the app): the sync looks for waiting e-mails.
-      const user = await t.deps.store.register({
-        email,
-        password: "a password long enough",
-        firstName: "",
-        lastName: "",
-      });
-      expect((await sync()).granted).toBe(1);
-      const login = await t.call("POST", "/authentication/login", {
-        json: { email, password: "a password long enough" },
-      });
-      const { token } = (await login.json()) as { token: string };
-      expect(await shelf(token)).toEqual([bookId]);
-      expect(user.email).toBe(email);
-    },
-  );
 
   test.if(withShop)(
     "a book already held via a QR code stays: already-held, and its refund leaves the QR activation",
@@ -577,11 +521,17 @@ describe("shop endpoints without SHOP_ORDERS", () => {
   });
   afterAll(() => t.close());
 
-  test("the webhook is 404, sync and orders are 404, status says off; mappings still work", async () => {
+  test("the webhook is 404, sync, orders and claims are 404, status says off; mappings still work", async () => {
     const admin = (await t.admin()).token;
     expect((await t.call("POST", "/shop/webhook", { body: "webhook_id=1" })).status).toBe(404);
     expect((await t.call("POST", "/shop/sync", { token: admin })).status).toBe(404);
     expect((await t.call("GET", "/shop/orders/1", { token: admin })).status).toBe(404);
+    const reader = (await t.user()).token;
+    const claim = await t.call("POST", "/shop/claim", {
+      token: reader,
+      json: { orderId: 1, orderKey: "wc_order_abcdefghijklm" },
+    });
+    expect(claim.status).toBe(404);
     const status = await t.call("GET", "/shop/status", { token: admin });
     expect(await status.json()).toMatchObject({
       enabled: false,
@@ -613,7 +563,7 @@ describe.if(withShop)("SHOP_GUEST_ORDERS=ignore", () => {
     await wp?.drop();
   });
 
-  test("a guest order grants nothing, even once the e-mail has an account", async () => {
+  test("a guest order grants nothing and records no grant, even once the e-mail has an account; no claim", async () => {
     const shop = new WooShop(wp.admin);
     await shop.setStorage("hpos");
     const login = await t.call("POST", "/authentication/login", {
@@ -625,7 +575,7 @@ describe.if(withShop)("SHOP_GUEST_ORDERS=ignore", () => {
     };
     await t.call("POST", "/shop-product", { token: admin, json: { bookId: book.id, productId: 77 } });
     const email = "ignored-guest@example.com";
-    const { orderId } = await shop.createOrder({
+    const { orderId, orderKey } = await shop.createOrder({
       customerId: 0,
       billingEmail: email,
       status: "wc-completed",
@@ -634,6 +584,9 @@ describe.if(withShop)("SHOP_GUEST_ORDERS=ignore", () => {
     await t.call("POST", "/shop/sync", { token: admin });
     const guest = await t.user(email);
     await t.call("POST", "/shop/sync", { token: admin });
+    // Even the right key claims nothing here: ignore means guest orders are not bookdist's business.
+    const claim = await t.call("POST", "/shop/claim", { token: guest.token, json: { orderId, orderKey } });
+    expect(claim.status).toBe(404);
     const shelf = (await (await t.call("GET", "/book/my-books", { token: guest.token })).json()) as unknown[];
     expect(shelf).toEqual([]);
     const view = (await (await t.call("GET", `/shop/orders/${orderId}`, { token: admin })).json()) as {

@@ -310,22 +310,21 @@ export const shopProduct = pgTable(
   ],
 );
 
-export const shopOrder = pgTable(
-  "shop_order",
-  {
-    orderId: bigNumber("order_id").primaryKey(),
-    status: text("status").notNull(),
-    paid: bool("paid").notNull(),
-    userUuid: text("user_uuid"),
-    billingEmail: text("billing_email"),
-    awaitingAccount: bool("awaiting_account").notNull().default(false),
-    shopModifiedAt: time("shop_modified_at"),
-    syncedAt: time("synced_at"),
-    claimToken: text("claim_token"),
-    claimedUntil: time("claimed_until"),
-  },
-  (t) => [index("shop_order_awaiting_idx").on(t.billingEmail).where(sql`${t.awaitingAccount}`)],
-);
+export const shopOrder = pgTable("shop_order", {
+  orderId: bigNumber("order_id").primaryKey(),
+  status: text("status").notNull(),
+  paid: bool("paid").notNull(),
+  userUuid: text("user_uuid"),
+  // Unused since guest orders are claimed by their order key (see sqlite.ts).
+  billingEmail: text("billing_email"),
+  awaitingAccount: bool("awaiting_account").notNull().default(false),
+  shopModifiedAt: time("shop_modified_at"),
+  syncedAt: time("synced_at"),
+  claimToken: text("claim_token"),
+  claimedUntil: time("claimed_until"),
+  guestClaimUuid: text("guest_claim_uuid"),
+  guestClaimedAt: time("guest_claimed_at"),
+});
 
 export const shopOrderGrant = pgTable(
   "shop_order_grant",

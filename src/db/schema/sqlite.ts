@@ -310,19 +310,22 @@ export const shopOrder = sqliteTable(
     status: text("status").notNull(),
     paid: bool("paid").notNull(),
     userUuid: text("user_uuid"),
-    // Lower case; set for guest orders, whose customer is found by it once the account exists.
+    // Unused since guest orders are claimed by their order key (README "Shop orders"); migration
+    // 0006 emptied them. Kept so that an older version's rows still fit; nothing reads them.
     billingEmail: text("billing_email"),
     awaitingAccount: bool("awaiting_account").notNull().default(false),
     shopModifiedAt: time("shop_modified_at"),
     syncedAt: time("synced_at"),
     claimToken: text("claim_token"),
     claimedUntil: time("claimed_until"),
+    // A guest order (customer_id 0) bound to the account that proved its order key (claimShopOrder),
+    // and when. A uuid without a time: bound by its billing e-mail before migration 0006 — kept,
+    // but unproven, so a claim with the order key takes it over.
+    guestClaimUuid: text("guest_claim_uuid"),
+    guestClaimedAt: time("guest_claimed_at"),
   },
   // A table-level key: an INTEGER PRIMARY KEY column would be optional on insert (see book_qr_code_count).
-  (t) => [
-    primaryKey({ columns: [t.orderId] }),
-    index("shop_order_awaiting_idx").on(t.billingEmail).where(sql`${t.awaitingAccount} = 1`),
-  ],
+  (t) => [primaryKey({ columns: [t.orderId] })],
 );
 
 // What each order line granted, per book: a refund or a cancellation revokes exactly this.

@@ -1,6 +1,9 @@
+import { clientAddressOf } from "../../http/client-address";
 import type { AppRouteHandler } from "../../http/types";
 import { notFound } from "../../lib/problems";
+import { claimShopOrder as claimGuestOrder } from "../../services/shop-claim";
 import { shopStatus } from "../../services/shop-status";
+import type { ShopOrderView } from "../../services/shop-sync";
 import { readDelivery } from "../../services/shop-webhook";
 import type * as routes from "./shop.routes";
 
@@ -24,19 +27,40 @@ export const getShopOrder: AppRouteHandler<typeof routes.getShopOrder> = async (
   const { orderId } = c.req.valid("param");
   const order = await shop.view(orderId);
   if (!order) throw notFound(`Order ${orderId} of the shop`);
-  return c.json(
-    {
-      ...order,
-      grants: order.grants.map((grant) => ({
-        bookId: grant.bookId,
-        state: grant.state,
-        activationId: grant.activationId,
-      })),
-      syncedAt: iso(order.syncedAt),
-    },
-    200,
-  );
+  return c.json(toShopOrder(order), 200);
 };
+
+export const claimShopOrder: AppRouteHandler<typeof routes.claimShopOrder> = async (c) => {
+  const { shop, config, clock } = c.get("deps");
+  const order = await claimGuestOrder(
+    {
+      shop,
+      config,
+      throttle: c.get("services").throttle,
+      now: clock.now(),
+      clientAddress: clientAddressOf(c),
+    },
+    c.get("principal"),
+    c.req.valid("json"),
+  );
+  return c.json(toShopOrder(order), 200);
+};
+
+/** GET /shop/orders/{orderId} and POST /shop/claim answer the same shape. */
+function toShopOrder(order: ShopOrderView) {
+  return {
+    orderId: order.orderId,
+    status: order.status,
+    paid: order.paid,
+    userUuid: order.userUuid,
+    grants: order.grants.map((grant) => ({
+      bookId: grant.bookId,
+      state: grant.state,
+      activationId: grant.activationId,
+    })),
+    syncedAt: iso(order.syncedAt),
+  };
+}
 
 export const receiveShopWebhook: AppRouteHandler<typeof routes.receiveShopWebhook> = async (c) => {
   const { shop, config } = c.get("deps");

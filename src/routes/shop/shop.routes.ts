@@ -1,5 +1,5 @@
 import { defineRoute } from "../../http/define-route";
-import { jsonContent } from "../../http/openapi";
+import { jsonBody, jsonContent } from "../../http/openapi";
 import * as schemas from "./shop.schemas";
 
 const tags = ["Shop"];
@@ -34,6 +34,19 @@ export const getShopOrder = defineRoute("admin", {
   request: { params: schemas.OrderIdParam },
   errors: ["NOT_FOUND"],
   responses: { 200: jsonContent(schemas.ShopOrder, "The order and its grants") },
+});
+
+export const claimShopOrder = defineRoute("user", {
+  method: "post",
+  path: "/shop/claim",
+  operationId: "claimShopOrder",
+  summary: "Claim a guest order with its order key",
+  description:
+    "A guest order (bought without an account) goes to the signed-in caller who proves it with the order number and its key (from the order e-mail or the order-received page); its books are granted at once while it is paid (an order not paid yet is bound, and grants once it is). The key is compared in constant time. A wrong key, an unknown order, or an order that is not a guest order → 404 NOT_FOUND, the same answer for each. Claimed by another account already → 409 CONFLICT; the same account again → 200. Failed attempts are counted per user and per client address; over the limit → 429 with Retry-After. An e-mail address never grants an order. 404 also when SHOP_ORDERS is off or SHOP_GUEST_ORDERS=ignore.",
+  tags,
+  request: { body: jsonBody(schemas.ShopClaimInput) },
+  errors: ["NOT_FOUND", "CONFLICT", "TOO_MANY_REQUESTS"],
+  responses: { 200: jsonContent(schemas.ShopOrder, "The order, bound to the caller, and its grants") },
 });
 
 export const receiveShopWebhook = defineRoute("public", {

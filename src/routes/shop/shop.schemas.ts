@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { Id, Timestamp } from "../../http/openapi";
+import { Id, Timestamp, trimmed } from "../../http/openapi";
 
 export const OrderIdParam = z.object({
   orderId: Id.openapi({ param: { name: "orderId", in: "path" }, description: "The WooCommerce order id" }),
@@ -43,7 +43,8 @@ export const ShopOrder = z
     status: z.string().openapi({ example: "wc-completed", description: "As WooCommerce stores it" }),
     paid: z.boolean().openapi({ example: true, description: "Its status is in SHOP_PAID_STATUSES" }),
     userUuid: z.string().nullable().openapi({
-      description: "null: a guest order with no account yet (or not reconciled yet)",
+      description:
+        "The account the order's books go to: its customer, or for a guest order the account that claimed it; null: a guest order nobody has claimed (or not reconciled yet)",
       example: "3f0d6a1e-2b7c-4c8e-9a51-0d2f6b7e8c91",
     }),
     grants: z.array(
@@ -52,7 +53,7 @@ export const ShopOrder = z
         state: z.enum(["active", "revoked", "already-held", "no-account"]).openapi({
           example: "active",
           description:
-            "active: this order's activation; revoked: taken back (refund, cancellation); already-held: the user had the book, nothing made; no-account: a guest order whose e-mail has no account yet",
+            "active: this order's activation; revoked: taken back (refund, cancellation); already-held: the user had the book, nothing made; no-account: a guest order nobody has claimed yet (POST /shop/claim), or a customer without an account",
         }),
         activationId: z.number().int().nullable().openapi({ example: 31 }),
       }),
@@ -64,3 +65,14 @@ export const ShopOrder = z
 export const WebhookReceipt = z
   .object({ received: z.boolean().openapi({ example: true }) })
   .openapi("ShopWebhookReceipt");
+
+export const ShopClaimInput = z
+  .object({
+    orderId: Id.openapi({ description: "The order number (WooCommerce's order id)", example: 727 }),
+    orderKey: trimmed(100, 1).openapi({
+      description:
+        "The order's key, as in the order e-mail and the order-received page (`…/order-received/727/?key=wc_order_…`)",
+      example: "wc_order_Xq3pL8rT2mVbN",
+    }),
+  })
+  .openapi("ShopClaimInput");
