@@ -191,7 +191,8 @@ const EnvSchema = z
       .string()
       .default("* * * * *")
       .refine(isCronPattern, "is not a cron pattern such as * * * * *"),
-    SHOP_WEBHOOK_SECRET: z.string().min(8, "must be at least 8 characters").optional(),
+    // Anyone who guesses it can make the app reconcile any order at will: too short to guess.
+    SHOP_WEBHOOK_SECRET: z.string().min(20, "must be at least 20 characters").optional(),
     SHOP_GUEST_ORDERS: z.enum(["match-email", "ignore"]).default("match-email"),
     STORAGE: z.enum(["local", "s3"]).default("local"),
     S3_BUCKET: z.string().min(3).optional(),

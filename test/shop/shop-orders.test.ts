@@ -19,7 +19,7 @@ import {
   type WordPressDatabase,
 } from "../helpers/wordpress";
 
-const SECRET = "s3cr3t&amp;webhook";
+const SECRET = "s3cr3t&amp;webhook-of-the-shop";
 const withShop = requireStoreServer();
 const hasPhp = withShop ? requireTool("php", "php-cli") : false;
 
