@@ -143,7 +143,7 @@ export class ShopSync {
     }
     result.ordersSeen = seen.size;
     if (this.deps.config.shopGuestOrders === "match-email") {
-      const waiting = await this.reconcileAwaitingAccounts(storage, startedShop, seen);
+      const waiting = await this.reconcileAwaitingAccounts(storage, startedShop, reconciled);
       this.add(result, waiting);
       failed += waiting.failed;
     }

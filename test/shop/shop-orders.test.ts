@@ -97,13 +97,22 @@ describe.each(["hpos", "posts"] as Storage[])("shop orders grant books (%s stora
     expect(response.status).toBe(201);
   }
 
-  /** A customer registered in the app (so in the shop), with their wp_users.ID. */
+  /**
+   * A customer registered in the shop (as a buyer is) and signed in to the app, with their
+   * wp_users.ID. Not registered through the app: its 20 registrations an hour per address would
+   * not last this file.
+   */
   async function customer() {
-    const user = await t.user();
+    const email = `buyer-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const password = "a password long enough";
+    await t.deps.store.register({ email, password, firstName: "", lastName: "" });
+    const login = await t.call("POST", "/authentication/login", { json: { email, password } });
+    expect(login.status).toBe(200);
+    const session = (await login.json()) as { token: string; user: { uuid: string } };
     const [row] = (
-      await wp.admin.query<RowDataPacket[]>("SELECT ID FROM wp_users WHERE user_email = ?", [user.email])
+      await wp.admin.query<RowDataPacket[]>("SELECT ID FROM wp_users WHERE user_email = ?", [email])
     )[0];
-    return { ...user, storeUserId: Number(row?.ID) };
+    return { token: session.token, uuid: session.user.uuid, email, storeUserId: Number(row?.ID) };
   }
 
   async function sync() {
