@@ -191,7 +191,8 @@ const EnvSchema = z
       .string()
       .default("* * * * *")
       .refine(isCronPattern, "is not a cron pattern such as * * * * *"),
-    SHOP_WEBHOOK_SECRET: z.string().min(8, "must be at least 8 characters").optional(),
+    // Anyone who guesses it can make the app reconcile any order at will: too short to guess.
+    SHOP_WEBHOOK_SECRET: z.string().min(20, "must be at least 20 characters").optional(),
     SHOP_GUEST_ORDERS: z
       .enum(["claim", "ignore"], {
         // The value earlier versions had: an upgrade that still sets it is told why it is gone.

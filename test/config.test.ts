@@ -276,6 +276,23 @@ describe("configuration", () => {
     if (!result.ok) expect(result.problems[0]).toStartWith("STORE_DATABASE_URL:");
   });
 
+  test("SHOP_WEBHOOK_SECRET: at least 20 characters; the real server refuses a shorter one in one line", async () => {
+    const rule = "SHOP_WEBHOOK_SECRET: must be at least 20 characters";
+    for (const short of ["12345678", "s3cr3t&amp;webhook", "a".repeat(19)])
+      expect(problemsOf({ SHOP_WEBHOOK_SECRET: short })).toEqual([rule]);
+    expect(problemsOf({ SHOP_WEBHOOK_SECRET: "a".repeat(20) })).toEqual([]);
+    const error = await startRealServer({ env: { SHOP_WEBHOOK_SECRET: "eight ch" } }).then(
+      async (server) => {
+        await server.stop();
+        return new Error("the server started");
+      },
+      (refused: Error) => refused,
+    );
+    const [exit, ...lines] = error.message.split("\n");
+    expect(exit).toMatch(/^the server exited with [1-9]\d* before listening:$/);
+    expect(lines).toEqual([`bookdist: invalid configuration: ${rule}`]);
+  }, 30_000);
+
   test("shop orders: off by default; on needs the wordpress store, in one line", () => {
     const defaults = parseConfig({});
     if (!defaults.ok) throw new Error(defaults.problems.join());

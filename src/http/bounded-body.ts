@@ -25,7 +25,16 @@ export async function readBounded(
   maxBytes: number,
   deadlineMs = JSON_BODY_DEADLINE_MS,
 ): Promise<string> {
-  if (!request.body) return "";
+  return new TextDecoder().decode(await readBoundedBytes(request, maxBytes, deadlineMs));
+}
+
+/** The body's bytes exactly as received (a signature covers these), bounded like readBounded. */
+export async function readBoundedBytes(
+  request: Request,
+  maxBytes: number,
+  deadlineMs = JSON_BODY_DEADLINE_MS,
+): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
   if (Number(request.headers.get("content-length")) > maxBytes) throw payloadTooLarge();
   const reader = request.body.getReader();
   let late = false;
@@ -53,5 +62,5 @@ export async function readBounded(
   } finally {
     clearTimeout(deadline);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }

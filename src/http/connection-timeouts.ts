@@ -15,7 +15,7 @@
 //   `Connection: close`, so Bun hangs up instead of waiting for the rest of a body nobody reads.
 import type { Server } from "bun";
 import type { Context, MiddlewareHandler } from "hono";
-import { readBounded } from "./bounded-body";
+import { readBoundedBytes } from "./bounded-body";
 import { isStreamedList } from "./list-stream";
 import type { AppBindings } from "./types";
 
@@ -84,7 +84,8 @@ export function receivePromptBody(maxBytes: number, emptyAsObject = false): Midd
     const server = serverOf(c.env);
     const request = c.req.raw;
     server?.timeout(request, SHORT_IDLE_SECONDS);
-    const text = await readBounded(request, maxBytes);
+    const bytes = await readBoundedBytes(request, maxBytes);
+    const text = new TextDecoder().decode(bytes);
     bodiesRead.add(request);
     server?.timeout(request, LONG_IDLE_SECONDS);
     // An empty JSON body that may be left out reads as `{}`; without a Content-Type the
@@ -92,6 +93,10 @@ export function receivePromptBody(maxBytes: number, emptyAsObject = false): Midd
     const content = emptyAsObject && text.trim() === "" && request.headers.has("content-type") ? "{}" : text;
     // Hono keeps each body form as a promise (its `#cachedBody`), though BodyCache types the value.
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(content);
+    // The bytes as received, for a handler that checks a signature over them (receiveShopWebhook).
+    (c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer> }).arrayBuffer = Promise.resolve(
+      new Uint8Array(bytes).buffer,
+    );
     await next();
   };
 }

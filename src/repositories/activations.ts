@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, type Placeholder, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "../db/order-by";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
@@ -111,6 +111,26 @@ export async function insertActivation(
     rowsOf(tx, insertActivationStatement(tx), { ...fields, qrCodeId: fields.qrCodeId ?? null, now }),
   );
   return row!;
+}
+
+/**
+ * Records a redeemed code on an activation that stands only on a shop order (no code yet), so the
+ * order's refund leaves it (redeemActivationQrCode). Undefined when the activation is gone or
+ * carries a code by now: a concurrent redemption or revocation won.
+ */
+export async function recordCodeOnShopActivation(
+  tx: Database,
+  id: number,
+  qrCodeId: number,
+  now: Date,
+): Promise<ActivationRow | undefined> {
+  const { activation } = tx.tables;
+  const [row] = await tx.orm
+    .update(activation)
+    .set({ qrCodeId, updatedAt: now })
+    .where(and(eq(activation.id, id), isNull(activation.qrCodeId), isNotNull(activation.shopOrderId)))
+    .returning();
+  return row;
 }
 
 export function updateActivation(

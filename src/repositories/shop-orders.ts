@@ -236,18 +236,30 @@ export async function insertShopActivation(
   return row ?? null;
 }
 
-/** Deletes the activation if it is still the one this order made (an admin may have replaced it). */
+/**
+ * Takes back the activation this order made: deleted if it still stands on this order alone (an
+ * admin may have replaced it); "detached" (kept, no longer the order's) when a code was redeemed
+ * on it since, since the printed code paid for the book too (redeemActivationQrCode); "gone" else.
+ */
 export async function deleteShopActivation(
   tx: Database,
   activationId: number,
   shopOrderId: number,
-): Promise<boolean> {
+  now: Date,
+): Promise<"deleted" | "detached" | "gone"> {
   const { activation } = tx.tables;
-  const rows = await tx.orm
+  const ours = and(eq(activation.id, activationId), eq(activation.shopOrderId, shopOrderId));
+  const deleted = await tx.orm
     .delete(activation)
-    .where(and(eq(activation.id, activationId), eq(activation.shopOrderId, shopOrderId)))
+    .where(and(ours, isNull(activation.qrCodeId)))
     .returning({ id: activation.id });
-  return rows.length === 1;
+  if (deleted.length === 1) return "deleted";
+  const detached = await tx.orm
+    .update(activation)
+    .set({ shopOrderId: null, updatedAt: now })
+    .where(ours)
+    .returning({ id: activation.id });
+  return detached.length === 1 ? "detached" : "gone";
 }
 
 export async function heldActivation(

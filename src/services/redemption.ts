@@ -7,7 +7,12 @@ import { isUniqueViolation } from "../db/errors";
 import { withTransaction } from "../db/transaction";
 import { throttleBucketOf } from "../lib/ip-address";
 import { AppError, type ErrorCode, forbidden } from "../lib/problems";
-import { type ActivationRow, findActivationOfUser, insertActivation } from "../repositories/activations";
+import {
+  type ActivationRow,
+  findActivationOfUser,
+  insertActivation,
+  recordCodeOnShopActivation,
+} from "../repositories/activations";
 import { consumeActivation, findQrCode, findQrCodeByCode } from "../repositories/qr-codes";
 import type { StoreDirectory } from "../store/directory";
 import { normalizeActivationCode } from "./activation-code";
@@ -46,6 +51,16 @@ const failureCodes: readonly ErrorCode[] = [
 
 const unknownCode = () => new AppError("NOT_FOUND", "There is no such activation code.");
 
+/**
+ * The shop-held activation took another code, or was revoked, between our read and our write
+ * (Postgres): the transaction rolls back, giving the code's slot back, and the attempt is made anew.
+ */
+class ShopActivationChanged extends Error {}
+
+/** Stands on a shop order alone: a refund would delete it, so a redeemed code is recorded on it. */
+const standsOnShopOrderOnly = (activation: ActivationRow) =>
+  activation.shopOrderId !== null && activation.qrCodeId === null;
+
 export async function redeem(
   ctx: RedemptionContext,
   principal: Principal,
@@ -69,7 +84,13 @@ export async function redeem(
   );
 }
 
-async function attempt(db: Database, userUuid: string, typed: string, now: Date): Promise<Redemption> {
+async function attempt(
+  db: Database,
+  userUuid: string,
+  typed: string,
+  now: Date,
+  again = false,
+): Promise<Redemption> {
   const code = normalizeActivationCode(typed);
   if (!code) throw unknownCode();
   let bookId: number | undefined;
@@ -78,9 +99,10 @@ async function attempt(db: Database, userUuid: string, typed: string, now: Date)
       const qr = await findQrCodeByCode(tx, code);
       if (!qr) throw unknownCode();
       bookId = qr.bookId;
-      // Holding the book already is not a failure, whatever state the code is in; nothing is consumed.
+      // Holding the book already is not a failure, whatever state the code is in; nothing is
+      // consumed — unless the book stands on a shop order alone, which a refund would take away.
       const held = await findActivationOfUser(tx, userUuid, qr.bookId);
-      if (held) return { activation: held, created: false };
+      if (held && !standsOnShopOrderOnly(held)) return { activation: held, created: false };
       if (!(await consumeActivation(tx, qr.id, now))) {
         // The UPDATE has decided; these reads only tell why. A redemption of the same book by the
         // same user may have committed while the UPDATE waited for the row (Postgres).
@@ -94,10 +116,22 @@ async function attempt(db: Database, userUuid: string, typed: string, now: Date)
           throw new AppError("QR_CODE_EXPIRED", "This activation code has expired.");
         throw new AppError("QR_CODE_EXHAUSTED", "This activation code has been used up.");
       }
+      if (held) {
+        // The conditional UPDATE decides between racing redemptions and a racing revocation.
+        const recorded = await recordCodeOnShopActivation(tx, held.id, qr.id, now);
+        if (!recorded) throw new ShopActivationChanged();
+        return { activation: recorded, created: false };
+      }
       const activation = await insertActivation(tx, { bookId: qr.bookId, userUuid, qrCodeId: qr.id }, now);
       return { activation, created: true };
     });
   } catch (error) {
+    // Once more: the activation now carries a code (answered as held) or is gone (a new one is made).
+    if (error instanceof ShopActivationChanged) {
+      if (!again) return attempt(db, userUuid, typed, now, true);
+      const held = bookId === undefined ? undefined : await findActivationOfUser(db, userUuid, bookId);
+      if (held) return { activation: held, created: false };
+    }
     // Postgres: the same user's racing redemption of this book committed first; the unique index
     // refused ours and the rollback gave the slot back. Answer the activation that won.
     if (bookId !== undefined && isUniqueViolation(error)) {

@@ -67,6 +67,27 @@ const keyOf = (grant: { lineItemId: number; bookId: number }) => `${grant.lineIt
 const noSuchGuestOrder = () => new AppError("NOT_FOUND", "There is no guest order with this number and key.");
 
 export type ShopOrderView = NonNullable<Awaited<ReturnType<ShopSync["view"]>>>;
+/**
+ * What the order grants now: its mapped lines, plus every grant it already made (a book given, or
+ * found already held) while the order is paid and that line keeps a net quantity above 0 —
+ * deleting a mapping takes no book away (removeShopProduct). `paidOrder`: null when the order
+ * grants nothing now (not paid, gone, or an ignored guest order).
+ */
+function grantsThatStay(
+  existing: orders.ShopOrderGrantRow[],
+  wanted: Map<string, Wanted>,
+  paidOrder: ShopOrderSnapshot | null,
+): Map<string, Wanted> {
+  const stay = new Map(wanted);
+  if (!paidOrder) return stay;
+  const net = new Map(paidOrder.lines.map((line) => [line.lineItemId, line.netQuantity]));
+  for (const grant of existing) {
+    if (grant.state !== "active" && grant.state !== "already-held") continue;
+    if ((net.get(grant.lineItemId) ?? 0) <= 0) continue;
+    stay.set(keyOf(grant), { lineItemId: grant.lineItemId, bookId: grant.bookId });
+  }
+  return stay;
+}
 
 /** Another instance held the order's claim for the whole wait: 503 to a webhook, skipped by a sync. */
 class OrderBusyError extends AppError {
@@ -100,6 +121,9 @@ export class ShopSync {
     const since = new Date((state?.cursorAt?.getTime() ?? 0) - SYNC_OVERLAP_MS);
     const result: SyncResult = { ordersSeen: 0, granted: 0, revoked: 0 };
     const seen = new Set<number>();
+    // Rows come oldest first, so an order's newest row may follow rows already reconciled before:
+    // an order is set aside only once reconciled in this scan, never on a row that was stale.
+    const reconciled = new Set<number>();
     let failed = 0;
     let after: { at: Date; rowId: number } | undefined;
     for (;;) {
@@ -110,11 +134,12 @@ export class ShopSync {
         SCAN_CHUNK,
       );
       for (const row of changed) {
-        if (seen.has(row.orderId)) continue;
+        if (reconciled.has(row.orderId)) continue;
         seen.add(row.orderId);
         const record = await orders.findShopOrder(db, row.orderId);
-        // Read after this change had its second: nothing to learn from the row.
+        // Read after this change had its second: nothing to learn from this row (a newer one may follow).
         if (record?.shopModifiedAt && record.syncedAt && row.modifiedAt <= record.shopModifiedAt) continue;
+        reconciled.add(row.orderId);
         const part = await this.reconcileOrLog(row.orderId, storage, startedShop);
         if (part) this.add(result, part);
         else failed++;
@@ -249,7 +274,8 @@ export class ShopSync {
       mappings = await mappingsOfProducts(db, [...new Set(lines.map((line) => line.productId))]);
       // Read under the claim: a guest order bound by POST /shop/claim a moment ago is seen.
       claimant = (await orders.findShopOrder(db, orderId))?.guestClaimUuid ?? null;
-      if (snapshot && mappings.length > 0) user = await this.customerOf(snapshot, claimant);
+      // Also without a mapping now: the grants an earlier mapping made stay with the order's customer.
+      if (snapshot) user = await this.customerOf(snapshot, claimant);
     } catch (error) {
       await orders.releaseClaim(db, orderId, token);
       throw error;
@@ -278,13 +304,14 @@ export class ShopSync {
         if (!(await orders.holdsClaim(tx, orderId, token)))
           throw new Error("another instance took over the order's claim");
         const existing = await orders.grantsOfOrder(tx, orderId);
+        const stay = grantsThatStay(existing, wanted, paid && !ignored ? snapshot : null);
         const users = new Set(
           [user?.uuid, ...existing.map((g) => g.userUuid)].filter((u): u is string => !!u),
         );
         for (const uuid of [...users].sort()) await orders.lockUser(tx, uuid);
         // Revocations first: a line's book freed here may be granted again by another line or order.
         for (const grant of existing) {
-          const keep = wanted.has(keyOf(grant)) && grant.userUuid === (user?.uuid ?? null);
+          const keep = stay.has(keyOf(grant)) && grant.userUuid === (user?.uuid ?? null);
           if (keep && grant.state !== "revoked") continue;
           if (grant.state === "active") await this.revoke(tx, grant, now, revoked, granted);
           else if (grant.state === "already-held")
@@ -292,7 +319,7 @@ export class ShopSync {
           else if (grant.state === "no-account") await orders.deleteGrant(tx, grant.id);
         }
         const current = new Map((await orders.grantsOfOrder(tx, orderId)).map((g) => [keyOf(g), g]));
-        for (const want of wanted.values()) {
+        for (const want of stay.values()) {
           const grant = current.get(keyOf(want));
           const base = { orderId, lineItemId: want.lineItemId, bookId: want.bookId };
           if (!user) {
@@ -385,7 +412,10 @@ export class ShopSync {
   ): Promise<void> {
     const userUuid = grant.userUuid ?? "";
     const activationId = grant.activationId;
-    if (activationId !== null && (await orders.deleteShopActivation(tx, activationId, grant.orderId)))
+    if (
+      activationId !== null &&
+      (await orders.deleteShopActivation(tx, activationId, grant.orderId, now)) === "deleted"
+    )
       revoked.push({
         orderId: grant.orderId,
         lineItemId: grant.lineItemId,

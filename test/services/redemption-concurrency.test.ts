@@ -4,7 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { count, eq } from "drizzle-orm";
 import { TokenSigner } from "../../src/auth/tokens";
+import { withTransaction } from "../../src/db/transaction";
 import { insertSession } from "../../src/repositories/sessions";
+import { deleteShopActivation, insertShopActivation } from "../../src/repositories/shop-orders";
 import { Activation } from "../../src/routes/activations/activations.schemas";
 import { Book } from "../../src/routes/books/books.schemas";
 import { ActivationQrCode } from "../../src/routes/qr-codes/qr-codes.schemas";
@@ -139,6 +141,67 @@ describe(`concurrent redemptions (${testDialect})`, () => {
     expect(statuses).toEqual([201, ...Array.from({ length: 19 }, () => 200)].sort());
     expect(await activationsOf(bookId)).toBe(1);
     expect(await activationCountOf(qr.id)).toBe(1);
+  });
+
+  /** A book held by a shop order alone (as ShopSync grants it), and twenty single-use codes of it. */
+  const shopHeld = async () => {
+    const { bookId } = await setUp(1);
+    const batch = await t.call("POST", "/activation-qr-code/batch", {
+      token: adminToken,
+      json: { bookId, quantity: 20, maxActivations: 1 },
+    });
+    const codes = (await batch.json()) as { id: number; code: string }[];
+    const user = await mintUser();
+    const shopOrderId = 990_000 + bookId;
+    const held = await withTransaction(t.deps.db, (tx) =>
+      insertShopActivation(tx, { bookId, userUuid: user.uuid, shopOrderId }, t.clock.now()),
+    );
+    const redeemAll = () =>
+      Promise.all(
+        codes.map((qr) =>
+          t.call("POST", "/activation/by-qr-code", { token: user.token, json: { code: qr.code } }),
+        ),
+      );
+    /** The codes consumed, by id: exactly the one the book's activation carries, once. */
+    const consumed = async () => {
+      const counts = await Promise.all(codes.map((qr) => activationCountOf(qr.id)));
+      return codes.filter((_, i) => counts[i] === 1).map((qr) => qr.id);
+    };
+    return { bookId, held: held!, shopOrderId, redeemAll, consumed };
+  };
+
+  test("twenty codes redeemed at once on a book a shop order holds: one consumed, recorded on it", async () => {
+    const { bookId, held, redeemAll, consumed } = await shopHeld();
+    const responses = await redeemAll();
+    expect(responses.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    const answered = await Promise.all(responses.map((response) => bodyAs(response, Activation)));
+    expect(new Set(answered.map((a) => a.id))).toEqual(new Set([held.id]));
+    const used = await consumed();
+    expect(used).toHaveLength(1);
+    expect(new Set(answered.map((a) => a.qrCodeId))).toEqual(new Set(used));
+    expect(await activationsOf(bookId)).toBe(1);
+  });
+
+  test("the order's revocation racing those redemptions: one activation, on the one code consumed", async () => {
+    const { bookId, held, shopOrderId, redeemAll, consumed } = await shopHeld();
+    const [responses, revoked] = await Promise.all([
+      redeemAll(),
+      withTransaction(t.deps.db, (tx) => deleteShopActivation(tx, held.id, shopOrderId, t.clock.now())),
+    ]);
+    const statuses = responses.map((response) => response.status);
+    // Revoked first: the first redemption made a new activation; else the code kept the old one.
+    expect(statuses.filter((status) => status === 201)).toHaveLength(revoked === "deleted" ? 1 : 0);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(revoked === "deleted" ? 19 : 20);
+    expect(["deleted", "detached"]).toContain(revoked);
+    const { db } = t.deps;
+    const rows = await db.orm
+      .select()
+      .from(db.tables.activation)
+      .where(eq(db.tables.activation.bookId, bookId));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.shopOrderId).toBeNull();
+    expect(await consumed()).toEqual([rows[0]!.qrCodeId!]);
+    expect(await activationsOf(bookId)).toBe(1);
   });
 
   test("redemptions racing deletions never break the count", async () => {

@@ -19,7 +19,7 @@ import {
   type WordPressDatabase,
 } from "../helpers/wordpress";
 
-const SECRET = "s3cr3t&amp;webhook";
+const SECRET = "s3cr3t&amp;webhook-of-the-shop";
 const withShop = requireStoreServer();
 const hasPhp = withShop ? requireTool("php", "php-cli") : false;
 
@@ -39,7 +39,7 @@ function shopApp(url: string, logLines: string[]): Promise<TestApp> {
 }
 
 /** The signature WooCommerce sends, computed by PHP itself (wp_specialchars_decode + hash_hmac). */
-function phpSignature(body: string, secret: string): string {
+function phpSignature(body: string | Uint8Array, secret: string): string {
   const code =
     'echo base64_encode(hash_hmac("sha256", file_get_contents("php://stdin"), htmlspecialchars_decode($argv[1], ENT_QUOTES), true));';
   const run = Bun.spawnSync(["php", "-r", code, secret], { stdin: Buffer.from(body) });
@@ -97,13 +97,22 @@ describe.each(["hpos", "posts"] as Storage[])("shop orders grant books (%s stora
     expect(response.status).toBe(201);
   }
 
-  /** A customer registered in the app (so in the shop), with their wp_users.ID. */
+  /**
+   * A customer registered in the shop (as a buyer is) and signed in to the app, with their
+   * wp_users.ID. Not registered through the app: its 20 registrations an hour per address would
+   * not last this file.
+   */
   async function customer() {
-    const user = await t.user();
+    const email = `buyer-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const password = "a password long enough";
+    await t.deps.store.register({ email, password, firstName: "", lastName: "" });
+    const login = await t.call("POST", "/authentication/login", { json: { email, password } });
+    expect(login.status).toBe(200);
+    const session = (await login.json()) as { token: string; user: { uuid: string } };
     const [row] = (
-      await wp.admin.query<RowDataPacket[]>("SELECT ID FROM wp_users WHERE user_email = ?", [user.email])
+      await wp.admin.query<RowDataPacket[]>("SELECT ID FROM wp_users WHERE user_email = ?", [email])
     )[0];
-    return { ...user, storeUserId: Number(row?.ID) };
+    return { token: session.token, uuid: session.user.uuid, email, storeUserId: Number(row?.ID) };
   }
 
   async function sync() {
@@ -505,6 +514,180 @@ describe.each(["hpos", "posts"] as Storage[])("shop orders grant books (%s stora
       };
       expect(status.orderStorage).toBe("hpos");
       await shop.setStorage("posts");
+    },
+  );
+
+  test.if(withShop)(
+    "two refund steps in different seconds, a sync between them, no webhook: the next sync revokes",
+    async () => {
+      const bookId = await book();
+      const product = nextProduct++;
+      await map(bookId, product);
+      const buyer = await customer();
+      const { orderId, lineItemIds } = await shop.createOrder({
+        customerId: buyer.storeUserId,
+        billingEmail: buyer.email,
+        status: "wc-completed",
+        lines: [{ productId: product, qty: 2 }],
+      });
+      await sync();
+      expect(await shelf(buyer.token)).toEqual([bookId]);
+      await shop.refund(orderId, [{ lineItemId: lineItemIds[0]!, qty: 1 }]);
+      // The shop's clock (whole seconds) moves on: the sync below has this first refund behind it,
+      // so the next scan meets its row, oldest first and already seen, before the newer ones.
+      await Bun.sleep(1100);
+      expect(await sync()).toMatchObject({ granted: 0, revoked: 0 });
+      expect(await shelf(buyer.token)).toEqual([bookId]);
+      await shop.refund(orderId, [{ lineItemId: lineItemIds[0]!, qty: 1 }], true);
+      expect((await sync()).revoked).toBe(1);
+      expect(await shelf(buyer.token)).toEqual([]);
+      expect(await order(orderId)).toMatchObject({
+        status: "wc-refunded",
+        paid: false,
+        grants: [{ bookId, state: "revoked", activationId: null }],
+      });
+    },
+  );
+
+  test.if(withShop)(
+    "a deleted mapping keeps its grants while the order is paid and the line's net quantity > 0",
+    async () => {
+      const [first, second] = [await book("First"), await book("Second")];
+      const [p1, p2] = [nextProduct++, nextProduct++];
+      const mappingIds: number[] = [];
+      for (const [bookId, productId] of [
+        [first, p1],
+        [second, p2],
+      ] as const) {
+        const created = await t.call("POST", "/shop-product", { token: admin, json: { bookId, productId } });
+        expect(created.status).toBe(201);
+        mappingIds.push(((await created.json()) as { id: number }).id);
+      }
+      const buyer = await customer();
+      const { orderId, lineItemIds } = await shop.createOrder({
+        customerId: buyer.storeUserId,
+        billingEmail: buyer.email,
+        status: "wc-processing",
+        lines: [{ productId: p1 }, { productId: p2 }],
+      });
+      expect((await sync()).granted).toBe(2);
+      for (const id of mappingIds)
+        expect((await t.call("DELETE", `/shop-product/${id}`, { token: admin })).status).toBe(200);
+      // The order's next change, with no mapping left: the books and the order's customer stay.
+      await shop.setStatus(orderId, "wc-completed");
+      expect(await sync()).toMatchObject({ granted: 0, revoked: 0 });
+      expect(await shelf(buyer.token)).toEqual([first, second].sort());
+      const view = await order(orderId);
+      expect(view).toMatchObject({ status: "wc-completed", paid: true, userUuid: buyer.uuid });
+      expect(view.grants.map((g) => [g.bookId, g.state])).toEqual([
+        [first, "active"],
+        [second, "active"],
+      ]);
+      // A line refunded to a net 0 still takes its book back; leaving the paid statuses, the rest.
+      await shop.refund(orderId, [{ lineItemId: lineItemIds[0]!, qty: 1 }]);
+      expect(await sync()).toMatchObject({ granted: 0, revoked: 1 });
+      expect(await shelf(buyer.token)).toEqual([second]);
+      await shop.setStatus(orderId, "wc-cancelled");
+      expect(await sync()).toMatchObject({ granted: 0, revoked: 1 });
+      expect(await shelf(buyer.token)).toEqual([]);
+      expect((await order(orderId)).userUuid).toBe(buyer.uuid);
+    },
+  );
+
+  test.if(withShop)(
+    "a code redeemed on a book a shop order holds is consumed and recorded; the refund leaves the book",
+    async () => {
+      const bookId = await book();
+      const product = nextProduct++;
+      await map(bookId, product);
+      const buyer = await customer();
+      const { orderId, lineItemIds } = await shop.createOrder({
+        customerId: buyer.storeUserId,
+        billingEmail: buyer.email,
+        status: "wc-completed",
+        lines: [{ productId: product }],
+      });
+      await sync();
+      const [grant] = (await order(orderId)).grants;
+      expect(grant).toMatchObject({ bookId, state: "active" });
+      const codes = [];
+      for (let i = 0; i < 2; i++) {
+        const created = await t.call("POST", "/activation-qr-code", { token: admin, json: { bookId } });
+        codes.push((await created.json()) as { id: number; code: string });
+      }
+      const countOf = async (id: number) =>
+        (
+          (await (await t.call("GET", `/activation-qr-code/${id}`, { token: admin })).json()) as {
+            activationCount: number;
+          }
+        ).activationCount;
+      const redeem = (code: string) =>
+        t.call("POST", "/activation/by-qr-code", { token: buyer.token, json: { code } });
+      const redeemed = await redeem(codes[0]!.code);
+      expect(redeemed.status).toBe(200);
+      expect(await redeemed.json()).toMatchObject({
+        id: grant!.activationId,
+        bookId,
+        userUuid: buyer.uuid,
+        qrCodeId: codes[0]!.id,
+        shopOrderId: orderId,
+      });
+      expect(await countOf(codes[0]!.id)).toBe(1);
+      // The activation stands on a code now: another code is not consumed (held, as always).
+      const again = await redeem(codes[1]!.code);
+      expect(again.status).toBe(200);
+      expect(((await again.json()) as { qrCodeId: number }).qrCodeId).toBe(codes[0]!.id);
+      expect(await countOf(codes[1]!.id)).toBe(0);
+      await shop.refund(orderId, [{ lineItemId: lineItemIds[0]!, qty: 1 }], true);
+      expect(await sync()).toMatchObject({ granted: 0, revoked: 0 });
+      expect(await shelf(buyer.token)).toEqual([bookId]);
+      const kept = await t.call("GET", `/activation/${grant!.activationId}`, { token: admin });
+      expect(await kept.json()).toMatchObject({ qrCodeId: codes[0]!.id, shopOrderId: null });
+      expect(await countOf(codes[0]!.id)).toBe(1);
+      expect((await order(orderId)).grants).toEqual([{ bookId, state: "revoked", activationId: null }]);
+    },
+  );
+
+  test.if(withShop && hasPhp)(
+    "the webhook's signature covers the raw bytes: a BOM and invalid UTF-8, signed by PHP, are accepted",
+    async () => {
+      const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+      const invalid = Buffer.from([0xff, 0xfe, 0xc3]);
+      for (const [name, bodyOf] of [
+        ["a BOM", (id: number) => Buffer.concat([bom, Buffer.from(`{"id":${id}}`)])],
+        [
+          "invalid UTF-8",
+          (id: number) => Buffer.concat([Buffer.from(`{"id":${id},"note":"`), invalid, Buffer.from('"}')]),
+        ],
+      ] as const) {
+        const bookId = await book(name);
+        const product = nextProduct++;
+        await map(bookId, product);
+        const buyer = await customer();
+        const { orderId } = await shop.createOrder({
+          customerId: buyer.storeUserId,
+          billingEmail: buyer.email,
+          status: "wc-processing",
+          lines: [{ productId: product }],
+        });
+        const body = new Uint8Array(bodyOf(orderId));
+        const deliver = (signature: string) =>
+          t.call("POST", "/shop/webhook", {
+            headers: {
+              "Content-Type": "application/json",
+              "X-WC-Webhook-Topic": "order.updated",
+              "X-WC-Webhook-Signature": signature,
+            },
+            body,
+          });
+        // Signed over the text as decoded and encoded again: not what was sent.
+        const reEncoded = new TextEncoder().encode(new TextDecoder().decode(body));
+        expect((await deliver(phpSignature(reEncoded, SECRET))).status).toBe(401);
+        expect(await shelf(buyer.token)).toEqual([]);
+        const delivered = await deliver(phpSignature(body, SECRET));
+        expect([name, delivered.status]).toEqual([name, 200]);
+        expect(await shelf(buyer.token)).toEqual([bookId]);
+      }
     },
   );
 

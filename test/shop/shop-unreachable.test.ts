@@ -17,7 +17,7 @@ describe("shop orders with the shop's database down", () => {
         STORE_DRIVER: "wordpress",
         STORE_DATABASE_URL: `mysql://bookdist@127.0.0.1:${freePort()}/wordpress`,
         SHOP_ORDERS: "on",
-        SHOP_WEBHOOK_SECRET: "a webhook secret",
+        SHOP_WEBHOOK_SECRET: "a webhook secret, twenty+",
       },
       store: (deps) => openStore(deps.config, deps.db, deps.clock),
       shop: (deps) => openShop(deps.config, deps),

@@ -78,7 +78,7 @@ export const redeemActivationQrCode = defineRoute("user", {
   operationId: "redeemActivationQrCode",
   summary: "Redeem an activation code",
   description:
-    "201 with the new activation. A user who already holds the book gets 200 with the existing activation and the code is not consumed. Concurrent redemptions never exceed the code's maxActivations. A code past its expiresAt → 409 QR_CODE_EXPIRED. Failed attempts (unknown, disabled, expired, used-up codes) are counted per user and per client address; over the limit → 429 with Retry-After.",
+    "201 with the new activation. A user who already holds the book gets 200 with the existing activation and the code is not consumed — unless that activation stands only on a shop order: then the code is consumed and recorded on it (qrCodeId), so a later refund of the order leaves the reader the book their printed code paid for. Concurrent redemptions never exceed the code's maxActivations. A code past its expiresAt → 409 QR_CODE_EXPIRED. Failed attempts (unknown, disabled, expired, used-up codes) are counted per user and per client address; over the limit → 429 with Retry-After.",
   tags,
   request: { body: jsonBody(schemas.RedeemInput) },
   // FORBIDDEN: a user (not an admin) naming someone else in `userUuid`.
@@ -93,7 +93,7 @@ export const redeemActivationQrCode = defineRoute("user", {
   responses: {
     200: resourceContent(
       schemas.ActivationResource,
-      "The user already held the book: the existing activation",
+      "The user already held the book: the existing activation (the code recorded on it when it stood only on a shop order)",
     ),
     201: {
       ...resourceContent(schemas.ActivationResource, "The new activation"),

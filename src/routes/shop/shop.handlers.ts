@@ -66,8 +66,9 @@ export const receiveShopWebhook: AppRouteHandler<typeof routes.receiveShopWebhoo
   const { shop, config } = c.get("deps");
   const secret = config.shopWebhookSecret;
   if (!shop || secret === undefined) throw notFound("The shop webhook (SHOP_WEBHOOK_SECRET is unset)");
-  // The body was read, bounded, by the route's body middleware (define-route.ts).
-  const body = new TextEncoder().encode(await c.req.text());
+  // The body's bytes as received (a BOM, even invalid UTF-8, are signed too), read and bounded by
+  // the route's body middleware (define-route.ts) before any decoding.
+  const body = new Uint8Array(await c.req.arrayBuffer());
   const delivery = readDelivery(
     body,
     { signature: c.req.header("x-wc-webhook-signature"), topic: c.req.header("x-wc-webhook-topic") },
