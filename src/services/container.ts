@@ -2,6 +2,7 @@ import { BasicAuthCache } from "../auth/basic-cache";
 import { TokenSigner } from "../auth/tokens";
 import type { Deps } from "../deps";
 import { AccountCheck } from "./account-check";
+import { HealthChecks } from "./health-checks";
 import { Throttle } from "./throttle";
 
 /** Long-lived helpers built once per app from its deps. */
@@ -10,6 +11,8 @@ export interface Services {
   basicCache: BasicAuthCache;
   throttle: Throttle;
   accountCheck: AccountCheck;
+  /** GET /health's deep checks, shared by every caller of this app. */
+  health: HealthChecks;
 }
 
 export function createServices(deps: Deps): Services {
@@ -18,5 +21,14 @@ export function createServices(deps: Deps): Services {
     basicCache: new BasicAuthCache(),
     throttle: new Throttle(deps.db, deps.config.throttle),
     accountCheck: new AccountCheck(deps),
+    // Each probe reads its dependency when it runs: tests swap deps.blobs under a running app.
+    health: new HealthChecks(
+      {
+        database: () => deps.pingDatabase(),
+        store: () => deps.store.ping(),
+        storage: () => deps.blobs.probeStorage(),
+      },
+      () => deps.clock.now().getTime(),
+    ),
   };
 }

@@ -205,11 +205,15 @@ export class S3BlobStore implements BlobStore {
     return this.spool.removeOrphanedTempFiles(now);
   }
 
-  /** The bucket takes a small write and gives it back; the spool folder has room. */
+  /**
+   * The spool folder has room, and the bucket answers a read with these credentials: a listing
+   * of at most one key under the prefix (which the cleanup job needs the right to make anyway).
+   * A read, not a write: a written probe object is a billable PUT on one hot key that providers
+   * throttle, and /health is asked by anyone.
+   */
   async probeStorage(): Promise<void> {
     await this.spool.probeStorage();
-    const probe = this.client.file(`${this.config.prefix}health/probe`);
-    await bucketCall(() => probe.write("ok"), 2_000);
+    await bucketCall(() => this.client.list({ prefix: this.prefix, maxKeys: 1 }), 2_000);
   }
 
   /** Every object under `<prefix>blobs/`, a page (1,000 keys) at a time. */

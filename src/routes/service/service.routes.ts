@@ -8,6 +8,8 @@ export const getHealth = defineRoute("public", {
   path: "/health",
   operationId: "getHealth",
   summary: "Is the service able to serve?",
+  description:
+    "Answered within a second whatever the database is doing, also to an HTTP/1.0 request without Host. The deep checks (database write, store, storage) run at most once per 10 s per instance, shared by concurrent callers: an answer is at most that old. With STORAGE=s3 the bucket is probed by a read, never a write.",
   tags: ["Service"],
   responses: {
     200: jsonContent(Health, "Everything is reachable"),

@@ -8,8 +8,10 @@ export const Health = z
       .enum(["ok", "unavailable"])
       .openapi({ example: "ok", description: "The database can be reached and written" }),
     store: z.enum(["ok", "unavailable"]).openapi({ example: "ok" }),
-    storage: z
-      .enum(["ok", "unavailable"])
-      .openapi({ example: "ok", description: "The data volume is writable and not full" }),
+    storage: z.enum(["ok", "unavailable"]).openapi({
+      example: "ok",
+      description:
+        "The data volume takes a write and is not full; with STORAGE=s3 the bucket also answers a read with our credentials",
+    }),
   })
   .openapi("Health");
