@@ -81,6 +81,11 @@ const unsafeEntryName = (name: string) =>
     "UNSUPPORTED_MEDIA_TYPE",
     `The zip archive entry ${JSON.stringify(name.slice(0, 200))} has an absolute path, a ".." segment or a backslash.`,
   );
+const linkEntry = (name: string) =>
+  new AppError(
+    "UNSUPPORTED_MEDIA_TYPE",
+    `The zip archive entry ${JSON.stringify(name.slice(0, 200))} is a symbolic link.`,
+  );
 const unreadableEntry = (name: string) =>
   new AppError("UNSUPPORTED_MEDIA_TYPE", `The zip archive entry ${name} cannot be read.`);
 
@@ -234,6 +239,9 @@ const utf8 = new TextDecoder("utf-8");
 // and every character the name check looks for is ASCII.
 const latin1 = new TextDecoder("latin1");
 const DRIVE_LETTER = /^[A-Za-z]:/;
+/** The file type bits of a Unix mode, and the type of a symbolic link (S_IFMT, S_IFLNK). */
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
 
 /**
  * Refuses a name that would put the entry outside the folder it is unpacked into: absolute
@@ -293,6 +301,11 @@ function readCentralHeader(
   });
   checkEntryName(entry.name);
   checkUnicodePath(view, nameStart + nameLength, extraLength);
+  // The high half of the external attributes is the Unix mode (Info-ZIP, Python, Go, libarchive).
+  // unzip and bsdtar make a symlink entry a link on disk, whose target, its data, may point
+  // anywhere: outside the folder, or at a file a later entry then writes through. Checked
+  // whatever the "made by" host says, as some writers set the mode without saying Unix.
+  if (((view.getUint32(at + 38, true) >>> 16) & S_IFMT) === S_IFLNK) throw linkEntry(entry.name);
   return { entry, nameBytes, next };
 }
 
@@ -432,7 +445,7 @@ async function isSigningBlock(reader: FileReader, start: number, directoryOffset
 /**
  * Walks a zip archive as a reader of its central directory and a reader of its local headers
  * would, and refuses it (415) unless both see the same entries: the end records agree with the
- * file's size and each other, every entry has a safe name, and the entries' local records follow
+ * file's size and each other, every entry has a safe name and is no symbolic link, and the entries' local records follow
  * one another from the first byte to the central directory without a gap or an overlap. Reads the
  * end of the file, the directory in chunks and each local header: memory stays bounded whatever
  * the archive's size, and the time is linear in the number of entries.

@@ -3,7 +3,7 @@
 // directory tells another story than its local headers, is refused with 415; so is a cover PNG
 // that claims more than 10,000 × 10,000 pixels. Archives people make with Info-ZIP still pass.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import QRCode from "qrcode";
@@ -34,7 +34,7 @@ beforeAll(async () => {
   expect(version.status).toBe(201);
   versionId = ((await version.json()) as { id: number }).id;
   dir = mkdtempSync(join(tmpdir(), "bookdist-upload-checks-"));
-});
+}, 60_000);
 afterAll(async () => {
   await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -116,6 +116,35 @@ describe("book version archives", () => {
     const response = await uploadArchive(bytes);
     expect(response.status).toBe(200);
     expect((await storedArchive())?.sha256).toBe(sha256(bytes));
+  });
+
+  test("an entry that is a symbolic link is refused; files and folders with a Unix mode pass", async () => {
+    /** makeZip's archive with every central header marked made on Unix with `mode`. */
+    const withMode = (files: Record<string, string>, mode: number) => {
+      const bytes = makeZip(files);
+      const view = new DataView(bytes.buffer);
+      for (const at of headersOf(bytes).centrals) {
+        view.setUint16(at + 4, (3 << 8) | 20, true);
+        view.setUint32(at + 38, (mode << 16) >>> 0, true);
+      }
+      return bytes;
+    };
+    // What unzip makes a link to the target named by the entry's data.
+    const links = [
+      withMode({ "book/evil": "/etc/passwd" }, 0o120777),
+      withMode({ "book/up": "../../../home" }, 0o120755),
+    ];
+    const before = await storedArchive();
+    for (const bytes of links) {
+      await expectRefused(await uploadArchive(bytes));
+      expect(await storedArchive()).toEqual(before);
+    }
+    const file = withMode({ "book/page.html": "<p>fine</p>" }, 0o100644);
+    expect((await uploadArchive(file)).status).toBe(200);
+    expect((await storedArchive())?.sha256).toBe(sha256(file));
+    const folder = withMode({ "book/": "" }, 0o040755);
+    expect((await uploadArchive(folder)).status).toBe(200);
+    expect((await storedArchive())?.sha256).toBe(sha256(folder));
   });
 
   test("a central directory that disagrees with the local headers is refused", async () => {
@@ -209,6 +238,20 @@ describe("book version archives", () => {
         expect({ what, status: response.status }).toEqual({ what, status: 200 });
         expect((await storedArchive())?.sha256).toBe(sha256(bytes));
       }
+    });
+
+    test("a symbolic link stored as one (zip --symlinks) is refused; followed, it passes", async () => {
+      mkdirSync(join(dir, "linked"), { recursive: true });
+      writeFileSync(join(dir, "linked", "page.html"), "<p>page</p>\n");
+      symlinkSync("/etc/hostname", join(dir, "linked", "outside"));
+      const before = await storedArchive();
+      const stored = infoZip("links.zip", ["-r", "--symlinks", "links.zip", "linked"]);
+      await expectRefused(await uploadArchive(stored));
+      expect(await storedArchive()).toEqual(before);
+      // Without --symlinks zip stores the file the link points to: an ordinary entry.
+      const followed = infoZip("followed.zip", ["-r", "followed.zip", "linked"]);
+      expect((await uploadArchive(followed)).status).toBe(200);
+      expect((await storedArchive())?.sha256).toBe(sha256(followed));
     });
   });
 });
