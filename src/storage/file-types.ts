@@ -3,6 +3,7 @@
 import { type FileHandle, open } from "node:fs/promises";
 import { inflateRawSync } from "node:zlib";
 import { AppError } from "../lib/problems";
+import { checkImageData, imageDataSize, type PngHeader } from "./png-image-data";
 
 export interface ZipEntry {
   name: string;
@@ -61,12 +62,17 @@ const LOCAL_EXTRA_GUESS = 256;
 const DEFAULT_MAX_ENTRY_BYTES = 16 * 1024 * 1024;
 /** The widest and the tallest cover taken, in pixels. */
 const MAX_COVER_SIDE = 10_000;
+/**
+ * The most pixels a cover may have in all: a 40 MP cover is already far beyond any screen, and
+ * what a device decodes it to (4 bytes a pixel: 160 MB) is what an app can still allocate.
+ */
+const MAX_COVER_PIXELS = 40_000_000;
 
 const notPng = () => new AppError("UNSUPPORTED_MEDIA_TYPE", "The file is not a PNG image.");
 const tooManyPixels = () =>
   new AppError(
     "UNSUPPORTED_MEDIA_TYPE",
-    `The image is larger than ${MAX_COVER_SIDE} × ${MAX_COVER_SIDE} pixels.`,
+    `The image is larger than ${MAX_COVER_SIDE} × ${MAX_COVER_SIDE} pixels or has more than ${MAX_COVER_PIXELS} pixels.`,
   );
 const notZip = () => new AppError("UNSUPPORTED_MEDIA_TYPE", "The file is not a zip archive.");
 const inconsistentZip = () =>
@@ -95,7 +101,11 @@ async function readBytes(path: string, start: number, end: number): Promise<Data
   return new DataView(buffer);
 }
 
-export async function inspectPng(path: string): Promise<{ width: number; height: number }> {
+/**
+ * A cover: a PNG whose header is sound, whose size is within the caps, and whose image data
+ * inflates to exactly the size the header declares (png-image-data.ts).
+ */
+export async function inspectPng(path: string, size: number): Promise<{ width: number; height: number }> {
   // Signature, then the IHDR chunk: length (4), type (4), 13 bytes of data, CRC (4).
   const view = await readBytes(path, 0, 33);
   if (view.byteLength < 33) throw notPng();
@@ -106,9 +116,19 @@ export async function inspectPng(path: string): Promise<{ width: number; height:
   const width = view.getUint32(16);
   const height = view.getUint32(20);
   if (width === 0 || height === 0) throw notPng();
-  // The header is all we read, so its claim is what every client that shows the cover would
-  // try to allocate (API.md §6).
-  if (width > MAX_COVER_SIDE || height > MAX_COVER_SIDE) throw tooManyPixels();
+  // The header's claim is what every client that shows the cover would try to allocate.
+  if (width > MAX_COVER_SIDE || height > MAX_COVER_SIDE || width * height > MAX_COVER_PIXELS)
+    throw tooManyPixels();
+  const header: PngHeader = {
+    width,
+    height,
+    bitDepth: view.getUint8(24),
+    colorType: view.getUint8(25),
+    interlace: view.getUint8(28),
+  };
+  const expected = imageDataSize(header, view.getUint8(26), view.getUint8(27));
+  if (expected === null) throw notPng();
+  await checkImageData(path, size, header, expected);
   return { width, height };
 }
 
