@@ -62,6 +62,7 @@ export function recordRequest(
     // Undefined fields (no operation, no user) are left out of the line.
     logger.info("request", {
       requestId: c.get("requestId"),
+      clientRequestId: c.get("clientRequestId"),
       method,
       path: c.req.path,
       route: operation?.route,

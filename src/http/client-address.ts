@@ -27,6 +27,17 @@ export function clientAddressOf(c: Context<AppBindings>): string {
   return resolveClientAddress(peer, forwardedHops(c), trustedSetOf(ranges));
 }
 
+/**
+ * Whether the TCP peer is one of TRUSTED_PROXIES: only such a peer's headers about the request
+ * (X-Forwarded-For, X-Request-Id) are believed. An in-process request has no peer and is not.
+ */
+export function isFromTrustedProxy(c: Context<AppBindings>): boolean {
+  const ranges = c.get("deps").config.trustedProxies;
+  if (ranges.length === 0) return false;
+  const peer = peerAddressOf(c);
+  return peer !== null && trustedSetOf(ranges).has(peer);
+}
+
 function peerAddressOf(c: Context): string | null {
   try {
     const remote = getConnInfo(c).remote.address;

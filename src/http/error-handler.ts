@@ -75,7 +75,8 @@ export function handleError(error: unknown, c: Context<AppBindings>): Response {
     const { logger } = c.get("deps");
     // A full volume needs an operator: one line that alarms can match, without the path.
     if (known.code === "INSUFFICIENT_STORAGE") logger.error("storage full", { requestId, alarm: "storage" });
-    else if (known.status >= 500) logger.warn("request failed", { requestId, code: known.code });
+    else if (known.status >= 500)
+      logger.warn("request failed", { requestId, code: known.code, ...known.logFields });
     return problemResponse(c, known);
   }
   // Unexpected: the stack goes to the log with the request id; the client gets only the id.

@@ -113,7 +113,8 @@ export const requestIdHeader = {
   [REQUEST_ID_HEADER]: { $ref: `#/components/headers/${REQUEST_ID_HEADER}` },
 };
 export const requestIdHeaderComponent = {
-  description: "Echoes a sane incoming X-Request-Id, or a new one; logs carry it",
+  description:
+    "Echoes a sane incoming X-Request-Id from a TRUSTED_PROXIES peer, else a new one (the client's is logged as clientRequestId); logs carry it",
   schema: { type: "string" as const, example: "5b0e3c52-8a0d-4f5e-9d8e-2f6f0c1a7b34" },
 };
 

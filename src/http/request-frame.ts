@@ -5,6 +5,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../deps";
 import { PROBLEM_CONTENT_TYPE } from "../lib/problems";
 import { recordRequest } from "./access-log";
+import { isFromTrustedProxy } from "./client-address";
 import { HAL_CONTENT_TYPE } from "./hal";
 import { JSON_CONTENT_TYPE } from "./openapi";
 import type { OperationNames } from "./operation-names";
@@ -12,7 +13,11 @@ import type { AppBindings, AppVariables } from "./types";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 
-/** An incoming id is echoed when it is this sane (hono/request-id's rule), else one is made. */
+/**
+ * An incoming id is echoed when it is this sane (hono/request-id's rule) and a trusted proxy sent
+ * it, else one is made: any client could otherwise pick the id that ties log lines together, and
+ * give many requests one id or another client's.
+ */
 const SANE_REQUEST_ID = /^[\w\-=]{1,255}$/;
 
 /**
@@ -58,16 +63,19 @@ export function requestFrame(
   return async (c, next) => {
     // Metrics time every request, whether the log is on or not.
     const started = performance.now();
-    const incoming = c.req.header(REQUEST_ID_HEADER);
-    const requestId =
-      incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-    c.set("requestId", requestId);
     c.set("deps", deps);
+    const incoming = c.req.header(REQUEST_ID_HEADER);
+    const sane = incoming !== undefined && SANE_REQUEST_ID.test(incoming);
+    const trusted = sane && isFromTrustedProxy(c);
+    c.set("requestId", trusted ? incoming : crypto.randomUUID());
+    // Kept for the log line, so a client's own id still finds its request; an insane one is not
+    // worth a line of anyone's log.
+    if (sane && !trusted) c.set("clientRequestId", incoming);
     c.set("services", services);
     await next();
     const headers = c.res.headers;
     for (const [name, value] of SECURITY_HEADERS) headers.set(name, value);
-    headers.set(REQUEST_ID_HEADER, requestId);
+    headers.set(REQUEST_ID_HEADER, c.get("requestId"));
     const type = headers.get("content-type");
     const withCharset = type === null ? undefined : CHARSET_LESS_JSON.get(type);
     if (withCharset !== undefined) headers.set("content-type", withCharset);

@@ -6,6 +6,8 @@ import type { Services } from "../services/container";
 /** What a request carries through the app. */
 export interface AppVariables {
   requestId: string;
+  /** A client's own sane X-Request-Id that was not echoed (its peer is no trusted proxy), for the log. */
+  clientRequestId?: string;
   deps: Deps;
   /** The app's long-lived helpers (set by the request frame). */
   services: Services;

@@ -131,11 +131,20 @@ export class AppError extends Error {
   readonly errors: FieldError[] | undefined;
   /** Extra response headers, e.g. Allow for 405 or Retry-After for 429/503/507. */
   readonly headers: Record<string, string>;
+  /**
+   * What the log line of a failed request adds for the operator (e.g. why a dependency is
+   * unavailable: its credentials refused, or it cannot be reached); never sent to the client.
+   */
+  readonly logFields: Record<string, string> | undefined;
 
   constructor(
     code: ErrorCode,
     detail: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+    options: {
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      logFields?: Record<string, string>;
+    } = {},
   ) {
     super(detail);
     this.name = "AppError";
@@ -143,6 +152,7 @@ export class AppError extends Error {
     this.status = statusOf(code);
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.logFields = options.logFields;
   }
 }
 

@@ -87,6 +87,7 @@ export class AccountCheck {
       this.storeRetryAt = now.getTime() + STORE_RETRY_MS;
       this.deps.logger.warn("session re-check: the user store is unreachable", {
         servedFromSession: fresh,
+        ...error.logFields,
       });
       if (fresh) return undefined;
       throw storeUnavailable();

@@ -3,6 +3,7 @@
 import { type FileHandle, open } from "node:fs/promises";
 import { inflateRawSync } from "node:zlib";
 import { AppError } from "../lib/problems";
+import { checkImageData, imageDataSize, type PngHeader } from "./png-image-data";
 
 export interface ZipEntry {
   name: string;
@@ -61,12 +62,17 @@ const LOCAL_EXTRA_GUESS = 256;
 const DEFAULT_MAX_ENTRY_BYTES = 16 * 1024 * 1024;
 /** The widest and the tallest cover taken, in pixels. */
 const MAX_COVER_SIDE = 10_000;
+/**
+ * The most pixels a cover may have in all: a 40 MP cover is already far beyond any screen, and
+ * what a device decodes it to (4 bytes a pixel: 160 MB) is what an app can still allocate.
+ */
+const MAX_COVER_PIXELS = 40_000_000;
 
 const notPng = () => new AppError("UNSUPPORTED_MEDIA_TYPE", "The file is not a PNG image.");
 const tooManyPixels = () =>
   new AppError(
     "UNSUPPORTED_MEDIA_TYPE",
-    `The image is larger than ${MAX_COVER_SIDE} × ${MAX_COVER_SIDE} pixels.`,
+    `The image is larger than ${MAX_COVER_SIDE} × ${MAX_COVER_SIDE} pixels or has more than ${MAX_COVER_PIXELS} pixels.`,
   );
 const notZip = () => new AppError("UNSUPPORTED_MEDIA_TYPE", "The file is not a zip archive.");
 const inconsistentZip = () =>
@@ -81,6 +87,11 @@ const unsafeEntryName = (name: string) =>
     "UNSUPPORTED_MEDIA_TYPE",
     `The zip archive entry ${JSON.stringify(name.slice(0, 200))} has an absolute path, a ".." segment or a backslash.`,
   );
+const linkEntry = (name: string) =>
+  new AppError(
+    "UNSUPPORTED_MEDIA_TYPE",
+    `The zip archive entry ${JSON.stringify(name.slice(0, 200))} is a symbolic link.`,
+  );
 const unreadableEntry = (name: string) =>
   new AppError("UNSUPPORTED_MEDIA_TYPE", `The zip archive entry ${name} cannot be read.`);
 
@@ -90,7 +101,11 @@ async function readBytes(path: string, start: number, end: number): Promise<Data
   return new DataView(buffer);
 }
 
-export async function inspectPng(path: string): Promise<{ width: number; height: number }> {
+/**
+ * A cover: a PNG whose header is sound, whose size is within the caps, and whose image data
+ * inflates to exactly the size the header declares (png-image-data.ts).
+ */
+export async function inspectPng(path: string, size: number): Promise<{ width: number; height: number }> {
   // Signature, then the IHDR chunk: length (4), type (4), 13 bytes of data, CRC (4).
   const view = await readBytes(path, 0, 33);
   if (view.byteLength < 33) throw notPng();
@@ -101,9 +116,19 @@ export async function inspectPng(path: string): Promise<{ width: number; height:
   const width = view.getUint32(16);
   const height = view.getUint32(20);
   if (width === 0 || height === 0) throw notPng();
-  // The header is all we read, so its claim is what every client that shows the cover would
-  // try to allocate (API.md §6).
-  if (width > MAX_COVER_SIDE || height > MAX_COVER_SIDE) throw tooManyPixels();
+  // The header's claim is what every client that shows the cover would try to allocate.
+  if (width > MAX_COVER_SIDE || height > MAX_COVER_SIDE || width * height > MAX_COVER_PIXELS)
+    throw tooManyPixels();
+  const header: PngHeader = {
+    width,
+    height,
+    bitDepth: view.getUint8(24),
+    colorType: view.getUint8(25),
+    interlace: view.getUint8(28),
+  };
+  const expected = imageDataSize(header, view.getUint8(26), view.getUint8(27));
+  if (expected === null) throw notPng();
+  await checkImageData(path, size, header, expected);
   return { width, height };
 }
 
@@ -234,6 +259,9 @@ const utf8 = new TextDecoder("utf-8");
 // and every character the name check looks for is ASCII.
 const latin1 = new TextDecoder("latin1");
 const DRIVE_LETTER = /^[A-Za-z]:/;
+/** The file type bits of a Unix mode, and the type of a symbolic link (S_IFMT, S_IFLNK). */
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
 
 /**
  * Refuses a name that would put the entry outside the folder it is unpacked into: absolute
@@ -293,6 +321,11 @@ function readCentralHeader(
   });
   checkEntryName(entry.name);
   checkUnicodePath(view, nameStart + nameLength, extraLength);
+  // The high half of the external attributes is the Unix mode (Info-ZIP, Python, Go, libarchive).
+  // unzip and bsdtar make a symlink entry a link on disk, whose target, its data, may point
+  // anywhere: outside the folder, or at a file a later entry then writes through. Checked
+  // whatever the "made by" host says, as some writers set the mode without saying Unix.
+  if (((view.getUint32(at + 38, true) >>> 16) & S_IFMT) === S_IFLNK) throw linkEntry(entry.name);
   return { entry, nameBytes, next };
 }
 
@@ -432,7 +465,7 @@ async function isSigningBlock(reader: FileReader, start: number, directoryOffset
 /**
  * Walks a zip archive as a reader of its central directory and a reader of its local headers
  * would, and refuses it (415) unless both see the same entries: the end records agree with the
- * file's size and each other, every entry has a safe name, and the entries' local records follow
+ * file's size and each other, every entry has a safe name and is no symbolic link, and the entries' local records follow
  * one another from the first byte to the central directory without a gap or an overlap. Reads the
  * end of the file, the directory in chunks and each local header: memory stays bounded whatever
  * the archive's size, and the time is linear in the number of entries.

@@ -19,6 +19,7 @@ import {
   type WriteOptions,
   type WrittenBlob,
 } from "./blob-store";
+import { bucketFailureFields } from "./s3-failure";
 
 export type S3StorageConfig = Extract<StorageConfig, { driver: "s3" }>;
 
@@ -38,10 +39,14 @@ const PART_TIMEOUT_MS = 60_000;
  */
 export const REUSE_FRESH_MS = 30 * 60 * 1000;
 
-/** What a bucket failure is for clients: try again shortly. The cause is not theirs to see. */
-function unavailable(): AppError {
+/**
+ * What a bucket failure is for clients: try again shortly. The cause is not theirs to see; the
+ * request's log line says it (s3-failure.ts).
+ */
+function unavailable(error?: unknown): AppError {
   return new AppError("SERVICE_UNAVAILABLE", "The file storage cannot be reached; try again shortly.", {
     headers: { "Retry-After": "5" },
+    logFields: { dependency: "storage", ...bucketFailureFields(error) },
   });
 }
 
@@ -60,7 +65,7 @@ async function bucketCall<T>(call: () => Promise<T>, timeoutMs = CALL_TIMEOUT_MS
     return await Promise.race([call(), timeout]);
   } catch (error) {
     if (error instanceof AppError || isMissing(error)) throw error;
-    throw unavailable();
+    throw unavailable(error);
   } finally {
     clearTimeout(timer);
   }
@@ -270,7 +275,7 @@ async function streamObject(file: S3File, range: BlobRange | null): Promise<Read
   const reader = part.stream().getReader();
   const first = await bucketCall(() => reader.read()).catch((error) => {
     reader.cancel().catch(() => {});
-    throw isMissing(error) ? unavailable() : error;
+    throw isMissing(error) ? unavailable(error) : error;
   });
   let sentFirst = false;
   return new ReadableStream<Uint8Array>({

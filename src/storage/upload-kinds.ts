@@ -12,7 +12,7 @@ export interface Inspected {
 }
 
 export const inspectors: { [K in UploadKind]: (path: string, size: number) => Promise<Inspected[K]> } = {
-  cover: (path) => inspectPng(path),
+  cover: inspectPng,
   archive: inspectArchive,
   apk: inspectApkMetadata,
 };

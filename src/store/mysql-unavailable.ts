@@ -43,3 +43,47 @@ export function isUnavailable(error: unknown): boolean {
   // mysql2 marks errors that killed the connection (network, protocol) as fatal.
   return fatal === true || UNAVAILABLE_CODES.has(String(code ?? ""));
 }
+
+export type StoreFailure = "credentials refused" | "cannot be reached" | "answered with an error";
+
+/** Refusals of the login itself: the user, its password, its host or its rights on the database. */
+const CREDENTIALS_REFUSED = new Set([
+  "ER_ACCESS_DENIED_ERROR",
+  "ER_DBACCESS_DENIED_ERROR",
+  "ER_ACCESS_DENIED_NO_PASSWORD_ERROR",
+  "ER_HOST_NOT_PRIVILEGED",
+  "ER_MUST_CHANGE_PASSWORD_LOGIN",
+  "ER_ACCOUNT_HAS_BEEN_LOCKED",
+]);
+
+/** No answer at all: the connection was never made, or broke. */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "PROTOCOL_CONNECTION_LOST",
+  "PROTOCOL_SEQUENCE_TIMEOUT",
+]);
+
+/**
+ * The log fields of an unavailable store, for the operator (the client's 503 is the same either
+ * way): whether to fix STORE_DATABASE_URL's user and password, or the network. No error: our own
+ * time limit ran out. Only the driver's code is logged, never its message (it names the user).
+ */
+export function storeFailureFields(error?: unknown): { reason: StoreFailure; storeCode: string } {
+  if (error === undefined) return { reason: "cannot be reached", storeCode: "timeout" };
+  const raw = (error as { code?: unknown } | null)?.code;
+  const code = typeof raw === "string" && /^[A-Z0-9_]{1,64}$/.test(raw) ? raw : "unknown";
+  const reason: StoreFailure = CREDENTIALS_REFUSED.has(code)
+    ? "credentials refused"
+    : UNREACHABLE.has(code) || (error as { fatal?: unknown }).fatal === true
+      ? "cannot be reached"
+      : "answered with an error";
+  return { reason, storeCode: code };
+}

@@ -4,7 +4,7 @@
 
 import mysql, { type Pool, type RowDataPacket } from "mysql2/promise";
 import { AppError } from "../lib/problems";
-import { isUnavailable } from "./mysql-unavailable";
+import { isUnavailable, storeFailureFields } from "./mysql-unavailable";
 
 export type OrderStorage = "hpos" | "posts";
 
@@ -57,9 +57,10 @@ export function toDateTime(date: Date): string {
   return date.toISOString().slice(0, 19).replace("T", " ");
 }
 
-function shopUnavailable(): AppError {
+function shopUnavailable(error?: unknown): AppError {
   return new AppError("SERVICE_UNAVAILABLE", "The shop's database is not reachable right now.", {
     headers: { "Retry-After": "5" },
+    logFields: { dependency: "shop", ...storeFailureFields(error) },
   });
 }
 
@@ -141,7 +142,7 @@ export class WooCommerceOrders {
       const [rows] = await this.pool.execute<T[]>({ sql, values, timeout: QUERY_TIMEOUT_MS });
       return rows;
     } catch (error) {
-      if (isUnavailable(error)) throw shopUnavailable();
+      if (isUnavailable(error)) throw shopUnavailable(error);
       throw error;
     }
   }

@@ -17,7 +17,7 @@ import { queuedWrite, withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
 import type { NewCustomer, StoreDirectory, StoreUser } from "./directory";
-import { isUnavailable } from "./mysql-unavailable";
+import { isUnavailable, storeFailureFields } from "./mysql-unavailable";
 import { rolesFromCapabilities, serializeCapabilities } from "./php-serialize";
 import {
   baseLogin,
@@ -55,12 +55,13 @@ const REGISTER_LOCK_SECONDS = 10;
 const IDENTIFIER = /^[A-Za-z0-9_]+$/;
 const DISPLAY_NAME_MAX = 250;
 
-function storeUnavailable(): AppError {
+function storeUnavailable(error?: unknown): AppError {
   return new AppError(
     "SERVICE_UNAVAILABLE",
     "The user store is not reachable right now; try again shortly.",
     {
       headers: { "Retry-After": "5" },
+      logFields: { dependency: "user store", ...storeFailureFields(error) },
     },
   );
 }
@@ -68,7 +69,7 @@ function storeUnavailable(): AppError {
 /** What reaches callers: our own AppErrors, 503 for an unreachable store, anything else untouched. */
 function toStoreError(error: unknown): unknown {
   if (error instanceof AppError) return error;
-  return isUnavailable(error) ? storeUnavailable() : error;
+  return isUnavailable(error) ? storeUnavailable(error) : error;
 }
 
 type SqlValue = string | number | null;
@@ -310,10 +311,11 @@ export class WordPressStore implements StoreDirectory {
     });
     try {
       return await Promise.race([pending, timeout]);
-    } catch {
+    } catch (error) {
       // A connection that arrives after we gave up goes straight back.
       pending.then((late) => late.release()).catch(() => undefined);
-      throw storeUnavailable();
+      // Our own time limit's error as it is; the driver's, with the reason for the log line.
+      throw error instanceof AppError ? error : storeUnavailable(error);
     } finally {
       clearTimeout(timer);
     }

@@ -1,13 +1,17 @@
 // What an upload's content must be before the real server keeps it and hands it to devices (API.md
 // §6): an archive whose entries could land outside the folder it is unpacked into, or whose central
-// directory tells another story than its local headers, is refused with 415; so is a cover PNG
-// that claims more than 10,000 × 10,000 pixels. Archives people make with Info-ZIP still pass.
+// directory tells another story than its local headers, or with an entry that is a symbolic link, is
+// refused with 415; so is a cover PNG of more than 10,000 × 10,000 or 40,000,000 pixels, or whose
+// image data does not inflate to the size its header declares. Archives people make with Info-ZIP,
+// and PNGs of every colour type, still pass.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import QRCode from "qrcode";
 import { adminWithBook } from "../helpers/admin-cli";
+import { makePng, scanlines } from "../helpers/png";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { requireTool } from "../helpers/requires";
 import { expectProblem } from "../helpers/responses";
@@ -34,7 +38,7 @@ beforeAll(async () => {
   expect(version.status).toBe(201);
   versionId = ((await version.json()) as { id: number }).id;
   dir = mkdtempSync(join(tmpdir(), "bookdist-upload-checks-"));
-});
+}, 60_000);
 afterAll(async () => {
   await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -116,6 +120,35 @@ describe("book version archives", () => {
     const response = await uploadArchive(bytes);
     expect(response.status).toBe(200);
     expect((await storedArchive())?.sha256).toBe(sha256(bytes));
+  });
+
+  test("an entry that is a symbolic link is refused; files and folders with a Unix mode pass", async () => {
+    /** makeZip's archive with every central header marked made on Unix with `mode`. */
+    const withMode = (files: Record<string, string>, mode: number) => {
+      const bytes = makeZip(files);
+      const view = new DataView(bytes.buffer);
+      for (const at of headersOf(bytes).centrals) {
+        view.setUint16(at + 4, (3 << 8) | 20, true);
+        view.setUint32(at + 38, (mode << 16) >>> 0, true);
+      }
+      return bytes;
+    };
+    // What unzip makes a link to the target named by the entry's data.
+    const links = [
+      withMode({ "book/evil": "/etc/passwd" }, 0o120777),
+      withMode({ "book/up": "../../../home" }, 0o120755),
+    ];
+    const before = await storedArchive();
+    for (const bytes of links) {
+      await expectRefused(await uploadArchive(bytes));
+      expect(await storedArchive()).toEqual(before);
+    }
+    const file = withMode({ "book/page.html": "<p>fine</p>" }, 0o100644);
+    expect((await uploadArchive(file)).status).toBe(200);
+    expect((await storedArchive())?.sha256).toBe(sha256(file));
+    const folder = withMode({ "book/": "" }, 0o040755);
+    expect((await uploadArchive(folder)).status).toBe(200);
+    expect((await storedArchive())?.sha256).toBe(sha256(folder));
   });
 
   test("a central directory that disagrees with the local headers is refused", async () => {
@@ -210,6 +243,20 @@ describe("book version archives", () => {
         expect((await storedArchive())?.sha256).toBe(sha256(bytes));
       }
     });
+
+    test("a symbolic link stored as one (zip --symlinks) is refused; followed, it passes", async () => {
+      mkdirSync(join(dir, "linked"), { recursive: true });
+      writeFileSync(join(dir, "linked", "page.html"), "<p>page</p>\n");
+      symlinkSync("/etc/hostname", join(dir, "linked", "outside"));
+      const before = await storedArchive();
+      const stored = infoZip("links.zip", ["-r", "--symlinks", "links.zip", "linked"]);
+      await expectRefused(await uploadArchive(stored));
+      expect(await storedArchive()).toEqual(before);
+      // Without --symlinks zip stores the file the link points to: an ordinary entry.
+      const followed = infoZip("followed.zip", ["-r", "followed.zip", "linked"]);
+      expect((await uploadArchive(followed)).status).toBe(200);
+      expect((await storedArchive())?.sha256).toBe(sha256(followed));
+    });
   });
 });
 
@@ -241,12 +288,94 @@ describe("covers", () => {
     expect((await fetch(`${server.url}/book/${bookId}/cover`)).status).toBe(404);
   });
 
-  test("10,000 × 10,000 pixels is the largest cover taken", async () => {
-    const response = await uploadCover(await pngClaiming(10_000, 10_000));
+  /** The book's cover record now (null: none). */
+  async function storedCover(): Promise<{ sha256: string } | null> {
+    const book = await fetch(`${server.url}/book/${bookId}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    return ((await book.json()) as { cover: { sha256: string } | null }).cover;
+  }
+
+  test("more than 40,000,000 pixels is refused, however honest its data", async () => {
+    const before = await storedCover();
+    for (const [width, height] of [
+      [6_325, 6_325],
+      [10_000, 4_001],
+    ] as const) {
+      const response = await uploadCover(makePng({ width, height, colorType: 0, bitDepth: 1 }));
+      expect({ width, height, status: response.status }).toEqual({ width, height, status: 415 });
+      await expectRefused(response);
+    }
+    expect(await storedCover()).toEqual(before);
+  });
+
+  test("40,000,000 pixels is the largest cover taken", async () => {
+    const bytes = makePng({ width: 10_000, height: 4_000, colorType: 0, bitDepth: 8 });
+    const response = await uploadCover(bytes);
     expect(response.status).toBe(200);
     expect(((await response.json()) as { cover: unknown }).cover).toMatchObject({
       width: 10_000,
-      height: 10_000,
+      height: 4_000,
+      sha256: sha256(bytes),
     });
+  });
+
+  test("image data that does not inflate to the size its header declares is refused", async () => {
+    const shape = { width: 100, height: 100, colorType: 6, bitDepth: 8 };
+    const exact = scanlines(shape);
+    const cut = (bytes: Uint8Array, at: number) => bytes.subarray(0, at);
+    const idatCrcWrong = makePng(shape);
+    // The last IDAT's CRC, just before IEND's 12 bytes.
+    const crcAt = idatCrcWrong.length - 13;
+    idatCrcWrong[crcAt] = (idatCrcWrong[crcAt] ?? 0) ^ 0xff;
+    // The issue's bomb: a header of 100 × 100 RGBA (40,100 bytes of data) over 300 MB of zeros.
+    const bomb = deflateSync(new Uint8Array(300 * 1024 * 1024), { level: 9 });
+    const lies: Record<string, Uint8Array> = {
+      "a real PNG whose header claims 1,000 × 1,000": await pngClaiming(1_000, 1_000),
+      "data inflating to 300 MB": makePng(shape, { zlibData: bomb }),
+      "one byte more": makePng(shape, { zlibData: deflateSync(concat([exact, new Uint8Array(1)])) }),
+      "one row less": makePng(shape, { zlibData: deflateSync(exact.subarray(0, exact.length - 401)) }),
+      "a zlib stream cut short": makePng(shape, { zlibData: cut(deflateSync(exact), 40) }),
+      "not a zlib stream": makePng(shape, { zlibData: new TextEncoder().encode("no deflate here at all") }),
+      "an IDAT's CRC wrong": idatCrcWrong,
+      "no IDAT": makePng(shape, { zlibData: new Uint8Array() }),
+      "a palette image without PLTE": makePng({ ...shape, colorType: 3 }, { palette: false }),
+      "no IEND": cut(makePng(shape), makePng(shape).length - 12),
+      "a bit depth RGBA does not have": makePng({ ...shape, bitDepth: 4 }),
+    };
+    const before = await storedCover();
+    for (const [what, bytes] of Object.entries(lies)) {
+      const response = await uploadCover(bytes);
+      expect({ what, status: response.status }).toEqual({ what, status: 415 });
+      await expectRefused(response);
+    }
+    expect(await storedCover()).toEqual(before);
+  });
+
+  test("PNGs of every colour type, depth and interlacing pass", async () => {
+    const covers: Record<string, Uint8Array> = {
+      "a QR code from the qrcode package": new Uint8Array(
+        await QRCode.toBuffer("a real one", { width: 333 }),
+      ),
+      "1-bit gray, Adam7": makePng({ width: 333, height: 77, colorType: 0, bitDepth: 1, interlace: 1 }),
+      "16-bit RGBA, Adam7": makePng({ width: 5, height: 3, colorType: 6, bitDepth: 16, interlace: 1 }),
+      "1 × 1, Adam7 (six passes empty)": makePng({
+        width: 1,
+        height: 1,
+        colorType: 2,
+        bitDepth: 8,
+        interlace: 1,
+      }),
+      "4-bit palette": makePng({ width: 101, height: 9, colorType: 3, bitDepth: 4 }),
+      "16-bit gray + alpha, in one-byte IDATs": makePng(
+        { width: 7, height: 7, colorType: 4, bitDepth: 16 },
+        { idatSize: 1 },
+      ),
+    };
+    for (const [what, bytes] of Object.entries(covers)) {
+      const response = await uploadCover(bytes);
+      expect({ what, status: response.status }).toEqual({ what, status: 200 });
+      expect((await storedCover())?.sha256).toBe(sha256(bytes));
+    }
   });
 });

@@ -51,28 +51,29 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
 const sizeOf = (path: string) => statSync(path).size;
 
 describe("inspectPng", () => {
+  const inspectPngAt = (path: string) => inspectPng(path, sizeOf(path));
   test("reads the dimensions of a real PNG", async () => {
     const path = put("qr.png", await QRCode.toBuffer("x", { width: 200 }));
-    expect(await inspectPng(path)).toEqual({ width: 200, height: 200 });
+    expect(await inspectPngAt(path)).toEqual({ width: 200, height: 200 });
   });
 
   test("refuses a text file named .png", async () => {
-    const error = await refusal(inspectPng(put("fake.png", "definitely not an image")));
+    const error = await refusal(inspectPngAt(put("fake.png", "definitely not an image")));
     expect(error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
     expect(error.message).toBe("The file is not a PNG image.");
   });
 
   test("refuses an empty file and a bare signature", async () => {
-    await refusal(inspectPng(put("empty.png", "")));
+    await refusal(inspectPngAt(put("empty.png", "")));
     await refusal(
-      inspectPng(put("sig.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))),
+      inspectPngAt(put("sig.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))),
     );
   });
 
   test("refuses a PNG whose header was tampered with", async () => {
     const bytes = new Uint8Array(await QRCode.toBuffer("x"));
     bytes[19] = (bytes[19] ?? 0) ^ 0xff; // width changed, CRC no longer matches
-    await refusal(inspectPng(put("tampered.png", bytes)));
+    await refusal(inspectPngAt(put("tampered.png", bytes)));
   });
 });
 

@@ -91,7 +91,7 @@ export const uploadBookCover = defineRoute("admin", {
   operationId: "uploadBookCover",
   summary: "Upload a book's cover",
   description:
-    "Multipart part `file`: a PNG (checked by content, not by name) of at most 10,000 × 10,000 pixels (415 beyond), at most MAX_COVER_BYTES. Replaces an earlier cover.",
+    "Multipart part `file`: a PNG (checked by content, not by name) of at most 10,000 × 10,000 pixels and 40,000,000 pixels in all, whose image data inflates to exactly the size its header declares (415 otherwise), at most MAX_COVER_BYTES. Replaces an earlier cover.",
   tags,
   request: { params: IdParam, body: fileUploadBody("The cover PNG") },
   errors: ["NOT_FOUND", ...uploadErrors],
