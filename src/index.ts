@@ -12,6 +12,7 @@ import { systemClock } from "./lib/clock";
 import { createLogger, describeError } from "./lib/logger";
 import { watchPool } from "./metrics/registry";
 import { startMetricsServer } from "./metrics/server";
+import { readDeployment } from "./repositories/deployment";
 import { createBlobStore } from "./storage/create-blob-store";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
 import { openShop } from "./store/open-shop";
@@ -30,7 +31,8 @@ try {
   });
   const store = await openStore(config, database.db, systemClock);
   const shop = await openShop(config, { db: database.db, clock: systemClock, logger, store });
-  const blobs = createBlobStore(config);
+  // Its writes mark their blobs with this deployment's id, which its cleanup goes by.
+  const blobs = createBlobStore(config, (await readDeployment(database.db)).id);
   await blobs.init();
   // Uploads cut off by a crash or SIGKILL of an earlier run leave temp files; none is a blob.
   const orphans = await blobs.removeOrphanedTempFiles();

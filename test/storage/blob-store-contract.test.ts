@@ -23,7 +23,8 @@ async function makeStore(env: Record<string, string>): Promise<{ store: BlobStor
   const dir = mkdtempSync(join(tmpdir(), "bookdist-contract-"));
   const parsed = parseConfig({ DATA_DIR: dir, ...env });
   if (!parsed.ok) throw new Error(parsed.problems.join("\n"));
-  const store = createBlobStore(parsed.config);
+  // A deployment id of its own: its writes put their owner markers.
+  const store = createBlobStore(parsed.config, crypto.randomUUID().replaceAll("-", ""));
   await store.init();
   return { store, dir };
 }

@@ -361,6 +361,17 @@ export const shopSyncState = pgTable("shop_sync_state", {
   lastWebhookAt: time("last_webhook_at"),
 });
 
+// This deployment's own id (README "Storage"): made at its first migration, renewed by a
+// restore. Files and objects carry it (blob owner markers) so that the blob cleanup deletes only
+// what this deployment wrote, never a file of another deployment sharing DATA_DIR or the bucket.
+// `adoptPending`: the blobs the database names at the upgrade that made the row are taken over
+// once, by the next cleanup run; a restored copy takes nothing over until `bun run storage adopt`.
+export const deployment = pgTable("deployment", {
+  id: text("id").primaryKey(),
+  createdAt: time("created_at").notNull(),
+  adoptPending: bool("adopt_pending").notNull(),
+});
+
 export const tables = {
   blob,
   book,
@@ -381,6 +392,7 @@ export const tables = {
   shopOrder,
   shopOrderGrant,
   shopSyncState,
+  deployment,
 };
 
 export type Tables = typeof tables;
