@@ -1,7 +1,9 @@
 CREATE TABLE `deployment` (
 	`id` text PRIMARY KEY NOT NULL,
 	`created_at` integer NOT NULL,
-	`adopt_pending` integer NOT NULL
+	`adopt_pending` integer NOT NULL,
+	`home` text,
+	`original_id` text
 );
 --> statement-breakpoint
 -- data migration (hand-written): the deployment's id, 32 random hex digits; adopt_pending makes

@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import type { Config } from "../config";
 import { isPostgresUrl, sqlitePathFromUrl } from "../db/client";
 import { LocalBlobStore } from "../storage/blob-store";
+import { renewDeploymentId } from "./renew-deployment-id";
 
 export const BACKUP_DATABASE = "bookdist.sqlite";
 export const BACKUP_BLOBS = "blobs";
@@ -162,6 +163,7 @@ export async function restore(
   if (databasePath !== undefined) {
     await mkdir(dirname(databasePath), { recursive: true, mode: 0o700 });
     await copyFile(join(source, BACKUP_DATABASE), databasePath);
+    await renewDeploymentId(config.databaseUrl);
   }
   if (manifest.blobsIn === "bucket") {
     notes.push("the backup holds no blobs: they are in the S3 bucket it was taken with");

@@ -12,10 +12,19 @@ export interface AdoptReport {
   missing: number;
 }
 
-export async function adoptNamedBlobs(db: Database, blobs: BlobStore): Promise<AdoptReport> {
+/**
+ * `replacing`: the deployment this one was restored from, which it replaces (`storage adopt`):
+ * its markers on these blobs go, or its objects would be kept for good once it is gone. The
+ * upgrade's adoption passes none.
+ */
+export async function adoptNamedBlobs(
+  db: Database,
+  blobs: BlobStore,
+  replacing?: string,
+): Promise<AdoptReport> {
   const report: AdoptReport = { adopted: 0, missing: 0 };
   for (const sha256 of await recordedBlobs(db)) {
-    if (await blobs.adopt(sha256)) report.adopted++;
+    if (await blobs.adopt(sha256, replacing)) report.adopted++;
     else report.missing++;
   }
   return report;

@@ -103,8 +103,12 @@ export interface BlobStore {
   releaseSync?(sha256: string): boolean;
   /** `releaseSync` for a bucket: the blob and the marker go only when unchanged since `cutoff`. */
   releaseIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean>;
-  /** Puts this deployment's owner marker beside an existing blob (`storage adopt`); false when there is no blob. */
-  adopt(sha256: string): Promise<boolean>;
+  /**
+   * Puts this deployment's owner marker beside an existing blob (`storage adopt`) and removes the
+   * marker of `replacing` (the deployment this one was restored from and replaces), if given;
+   * false when there is no blob.
+   */
+  adopt(sha256: string, replacing?: string): Promise<boolean>;
   /** The deployments with an owner marker on the blob. */
   ownersOf(sha256: string): Promise<string[]>;
   removeStaleTempFiles(olderThanMs: number, now?: Date): Promise<number>;
@@ -378,10 +382,12 @@ export class LocalBlobStore implements BlobStore {
     return this.releaseSync(sha256);
   }
 
-  async adopt(sha256: string): Promise<boolean> {
+  async adopt(sha256: string, replacing?: string): Promise<boolean> {
     if (this.owner === undefined) throw new Error("this blob store has no deployment to adopt for");
     if (!(await this.exists(sha256))) return false;
     await writeFile(this.markerOf(sha256, this.owner), "");
+    if (replacing !== undefined && replacing !== this.owner)
+      await rm(this.markerOf(sha256, replacing), { force: true });
     return true;
   }
 

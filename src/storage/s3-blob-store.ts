@@ -260,11 +260,15 @@ export class S3BlobStore implements BlobStore {
     return removed;
   }
 
-  async adopt(sha256: string): Promise<boolean> {
+  async adopt(sha256: string, replacing?: string): Promise<boolean> {
     const owner = this.owner;
     if (owner === undefined) throw new Error("this blob store has no deployment to adopt for");
     if (!(await this.exists(sha256))) return false;
     await bucketCall(() => this.marker(sha256, owner).write(""));
+    if (replacing !== undefined && replacing !== owner)
+      await bucketCall(() => this.marker(sha256, replacing).delete()).catch((error) => {
+        if (!isMissing(error)) throw error;
+      });
     return true;
   }
 

@@ -374,6 +374,14 @@ export const deployment = sqliteTable("deployment", {
   id: text("id").primaryKey(),
   createdAt: time("created_at").notNull(),
   adoptPending: bool("adopt_pending").notNull(),
+  /**
+   * Postgres: the cluster's system identifier and the database's oid when the id was made. A
+   * pg_restore into another database finds them changed, and the copy takes an id of its own
+   * (repositories/deployment.ts); null on SQLite, whose copies `bun run admin restore` renews.
+   */
+  home: text("home"),
+  /** A copy's original's id: `bun run storage adopt` takes that deployment's markers over. */
+  originalId: text("original_id"),
 });
 
 export const tables = {
