@@ -70,7 +70,9 @@ export async function openDeployment(db: Database, now: Date): Promise<Deploymen
     tx.orm
       .update(deployment)
       .set(
-        row.home === null ? { home } : { id: newDeploymentId(), createdAt: now, adoptPending: false, home },
+        row.home === null
+          ? { home }
+          : { id: newDeploymentId(), createdAt: now, adoptPending: false, home, originalId: row.id },
       )
       .where(eq(deployment.id, row.id)),
   );
