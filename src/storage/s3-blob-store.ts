@@ -202,8 +202,8 @@ export class S3BlobStore implements BlobStore {
 
   /**
    * True: a blob is recorded only right after `write` resolved, which leaves the object at most
-   * REUSE_FRESH_MS old, and the cleanup job keeps every object younger than its grace. The bucket
-   * cannot be asked inside a SQLite transaction.
+   * half the grace old (reuseFreshMs), and the cleanup job keeps every object younger than its
+   * grace. The bucket cannot be asked inside a SQLite transaction.
    */
   existsSync(_sha256: string): boolean {
     return true;
@@ -212,7 +212,7 @@ export class S3BlobStore implements BlobStore {
   /**
    * Removes the object unless it was written again after `cutoff` (an upload renewing it). The
    * window between this HEAD and the DELETE is the only one left; no upload re-registers an
-   * object older than REUSE_FRESH_MS without writing it afresh first.
+   * object older than half the grace without writing it afresh first.
    */
   async removeIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean> {
     const modified = await this.modifiedAt(sha256);
