@@ -25,6 +25,9 @@ const MAX_DURATION_MS = 3650 * 86_400_000;
 /** A session in use records its last use at least this often (with its account re-check). */
 export const SESSION_TOUCH_INTERVAL_MS = 60_000;
 
+/** BLOB_CLEANUP_GRACE's floor: an upload stores its file, then its record, within seconds. */
+export const MIN_BLOB_GRACE_MS = 10_000;
+
 /** "30d", "15m", "90s", "500ms" or a bare number of seconds → milliseconds. */
 const duration = (fallback: string, minMs = 1, minReason = "") =>
   z
@@ -162,6 +165,17 @@ const EnvSchema = z
       .string()
       .default("*/15 * * * *")
       .refine(isCronPattern, "is not a cron pattern such as */15 * * * *"),
+    // README "Storage": when the blob cleanup runs (6 fields: with seconds), and the age below
+    // which nothing is removed: uploads in flight are younger.
+    BLOB_CLEANUP_CRON: z
+      .string()
+      .default("17 * * * *")
+      .refine(isCronPattern, "is not a cron pattern such as 17 * * * *"),
+    BLOB_CLEANUP_GRACE: duration(
+      "60m",
+      MIN_BLOB_GRACE_MS,
+      "10s: an upload in flight stores its file before its record and must not lose it to the cleanup",
+    ),
     // Retired: it made an admin of whoever registered a listed address first.
     ADMIN_EMAILS: z
       .string()
@@ -288,6 +302,9 @@ export interface Config {
   sessionTtlMs: number;
   sessionIdleTimeoutMs: number;
   sessionCleanupCron: string;
+  blobCleanupCron: string;
+  /** The blob cleanup removes nothing younger than this (at least MIN_BLOB_GRACE_MS). */
+  blobCleanupGraceMs: number;
   maxCoverBytes: number;
   maxArchiveBytes: number;
   maxApkBytes: number;
@@ -368,6 +385,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       sessionTtlMs: e.SESSION_TTL,
       sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT,
       sessionCleanupCron: e.SESSION_CLEANUP_CRON,
+      blobCleanupCron: e.BLOB_CLEANUP_CRON,
+      blobCleanupGraceMs: e.BLOB_CLEANUP_GRACE,
       maxCoverBytes: e.MAX_COVER_BYTES,
       maxArchiveBytes: e.MAX_ARCHIVE_BYTES,
       maxApkBytes: e.MAX_APK_BYTES,

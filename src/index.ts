@@ -12,6 +12,7 @@ import { systemClock } from "./lib/clock";
 import { createLogger, describeError } from "./lib/logger";
 import { watchPool } from "./metrics/registry";
 import { startMetricsServer } from "./metrics/server";
+import { openDeployment } from "./repositories/deployment";
 import { createBlobStore } from "./storage/create-blob-store";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
 import { openShop } from "./store/open-shop";
@@ -30,7 +31,13 @@ try {
   });
   const store = await openStore(config, database.db, systemClock);
   const shop = await openShop(config, { db: database.db, clock: systemClock, logger, store });
-  const blobs = createBlobStore(config);
+  // Its writes mark their blobs with this deployment's id, which its cleanup goes by.
+  const deployment = await openDeployment(database.db, systemClock.now());
+  if (deployment.renewed)
+    logger.warn(
+      "this database was restored from another deployment's: it has a deployment id of its own now and removes none of the files its original wrote (bun run storage adopt, once it replaces the original)",
+    );
+  const blobs = createBlobStore(config, deployment.id);
   await blobs.init();
   // Uploads cut off by a crash or SIGKILL of an earlier run leave temp files; none is a blob.
   const orphans = await blobs.removeOrphanedTempFiles();

@@ -1,35 +1,67 @@
 // `bun run storage migrate`: copies DATA_DIR/blobs into the bucket of STORAGE=s3 (S3_* variables,
 // same environment and .env as the server), idempotently, checking every object by its sha256.
 // Safe to run while a server still uses the local files; switch it to STORAGE=s3 afterwards.
+// `bun run storage adopt`: this deployment takes over the files or objects its database names
+// (README "Storage"), so that its cleanup may remove them once nothing names them.
 import { join } from "node:path";
-import { loadConfigOrExit } from "./config";
+import { type Config, loadConfigOrExit } from "./config";
+import { openDatabase } from "./db/client";
+import { markAdopted, openDeployment } from "./repositories/deployment";
+import { adoptNamedBlobs } from "./storage/adopt-blobs";
 import { LocalBlobStore } from "./storage/blob-store";
+import { createBlobStore } from "./storage/create-blob-store";
 import { migrateBlobs } from "./storage/migrate-blobs";
 import { S3BlobStore } from "./storage/s3-blob-store";
 
-const USAGE = "usage: bun run storage migrate   (with STORAGE=s3 and the S3_* variables set)";
+const USAGE = [
+  "usage: bun run storage migrate   (with STORAGE=s3 and the S3_* variables set)",
+  "       bun run storage adopt     (this deployment takes over the files its database names)",
+].join("\n");
 
 const [command, ...rest] = process.argv.slice(2);
-if (command !== "migrate" || rest.length > 0) {
+if ((command !== "migrate" && command !== "adopt") || rest.length > 0) {
   console.error(USAGE);
   process.exit(2);
 }
 const config = loadConfigOrExit();
-if (config.storage.driver !== "s3") {
-  console.error("bookdist storage: STORAGE=s3 and S3_BUCKET must be set: they name the bucket to copy into");
-  process.exit(2);
-}
-const dir = join(config.dataDir, "blobs");
-const source = new LocalBlobStore(dir);
-const target = new S3BlobStore(config.storage, dir);
 try {
-  const report = await migrateBlobs(source, target, (line) => console.log(line));
-  console.log(
-    `copied ${report.copied} blob(s) (${report.bytesCopied} bytes), ${report.alreadyThere} already in the bucket, ${report.damaged.length} damaged and left out`,
-  );
-  process.exit(report.damaged.length > 0 ? 1 : 0);
+  process.exit(command === "adopt" ? await adopt(config) : await migrate(config));
 } catch (error) {
   // No stack, key or URL: the message says what failed.
   console.error(`bookdist storage: failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
+}
+
+async function migrate(config: Config): Promise<number> {
+  if (config.storage.driver !== "s3") {
+    console.error(
+      "bookdist storage: STORAGE=s3 and S3_BUCKET must be set: they name the bucket to copy into",
+    );
+    return 2;
+  }
+  const dir = join(config.dataDir, "blobs");
+  const source = new LocalBlobStore(dir);
+  const target = new S3BlobStore(config.storage, dir);
+  const report = await migrateBlobs(source, target, (line) => console.log(line));
+  console.log(
+    `copied ${report.copied} blob(s) (${report.bytesCopied} bytes), ${report.alreadyThere} already in the bucket, ${report.damaged.length} damaged and left out`,
+  );
+  return report.damaged.length > 0 ? 1 : 0;
+}
+
+/** Idempotent: a marker written again is the same marker. */
+async function adopt(config: Config): Promise<number> {
+  const database = await openDatabase(config.databaseUrl, { migrate: true });
+  try {
+    const deployment = await openDeployment(database.db, new Date());
+    const blobs = createBlobStore(config, deployment.id);
+    const report = await adoptNamedBlobs(database.db, blobs, deployment.originalId ?? undefined);
+    await markAdopted(database.db, deployment.id);
+    console.log(
+      `adopted ${report.adopted} blob(s) the database names for deployment ${deployment.id}${report.missing > 0 ? `; ${report.missing} named but missing` : ""}`,
+    );
+    return 0;
+  } finally {
+    await database.close();
+  }
 }

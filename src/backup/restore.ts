@@ -34,6 +34,7 @@ import {
   MANIFEST_MAX_BYTES,
   parseManifest,
 } from "./manifest";
+import { renewDeploymentId } from "./renew-deployment-id";
 
 /** A generated secret is 64 characters; an operator's own may be longer, never this long. */
 const SECRET_MAX_BYTES = 4096;
@@ -87,9 +88,10 @@ export async function restore(config: Config, source: string): Promise<RestoreRe
     if (manifest.jwtSecret)
       await restoreSecret(join(from, BACKUP_SECRET), join(staging.folder, "jwt-secret"));
 
-    // Here the restored database is complete and checked in the staging folder (on SQLite the file
-    // `database.staged`), and nothing is in DATA_DIR yet: a step that must change the restored
-    // database belongs here, so that its failure too leaves DATA_DIR as it was.
+    // The restored database is complete and checked in the staging folder, and nothing is in
+    // DATA_DIR yet: the copy gets a deployment id of its own here, so that a failure leaves
+    // DATA_DIR as it was.
+    if (database !== null) await renewDeploymentId(`sqlite:${database.staged}`);
 
     if (database !== null) await database.moveIntoPlace();
     try {

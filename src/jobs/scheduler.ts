@@ -8,9 +8,6 @@ export interface Scheduler {
   stop(): void;
 }
 
-/** Orphaned files are rare and harmless for a while: once an hour is plenty. */
-const BLOB_CLEANUP_CRON = "17 * * * *";
-
 /** Starts the in-process jobs; `protect` keeps a slow run from overlapping the next. */
 export function startJobs(deps: Deps): Scheduler {
   const schedule = (name: string, pattern: string, run: () => Promise<object>) =>
@@ -23,7 +20,7 @@ export function startJobs(deps: Deps): Scheduler {
     });
   const jobs = [
     schedule("session-cleanup", deps.config.sessionCleanupCron, () => cleanupSessions(deps)),
-    schedule("blob-cleanup", BLOB_CLEANUP_CRON, () => cleanupBlobs(deps)),
+    schedule("blob-cleanup", deps.config.blobCleanupCron, () => cleanupBlobs(deps)),
   ];
   // Webhooks are a hint: this is what makes a sale reach the reader within a minute without them.
   const { shop } = deps;

@@ -1,7 +1,7 @@
 // Content-addressed files: <root>/<first 2 hex>/<sha256>. A blob appears under its final name
 // only once it is complete, checked and on disk, so a crash never leaves a half file visible.
 import { randomUUID } from "node:crypto";
-import { existsSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, unlinkSync } from "node:fs";
 import {
   type FileHandle,
   mkdir,
@@ -68,6 +68,11 @@ export type BlobSource =
  */
 export interface BlobStore {
   readonly driver: "local" | "s3";
+  /**
+   * The deployment whose owner marker `write` puts beside each blob (README "Storage"); undefined
+   * (a CLI that only reads or copies): no marker is written and `release…` removes nothing.
+   */
+  readonly owner: string | undefined;
   init(): Promise<void>;
   exists(sha256: string): Promise<boolean>;
   /**
@@ -89,6 +94,23 @@ export interface BlobStore {
   removeSync?(sha256: string): boolean;
   /** Removes the blob unless it was (re)written after `cutoff`; true when this call removed it. */
   removeIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean>;
+  /**
+   * What the cleanup calls for a blob its deployment no longer names: gives up this deployment's
+   * owner marker, and removes the blob too when no other deployment has one. A blob without this
+   * deployment's marker is not touched (another deployment's, or one from before markers). The
+   * local driver does it synchronously, inside the cleanup's transaction; true when the blob went.
+   */
+  releaseSync?(sha256: string): boolean;
+  /** `releaseSync` for a bucket: the blob and the marker go only when unchanged since `cutoff`. */
+  releaseIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean>;
+  /**
+   * Puts this deployment's owner marker beside an existing blob (`storage adopt`) and removes the
+   * marker of `replacing` (the deployment this one was restored from and replaces), if given;
+   * false when there is no blob.
+   */
+  adopt(sha256: string, replacing?: string): Promise<boolean>;
+  /** The deployments with an owner marker on the blob. */
+  ownersOf(sha256: string): Promise<string[]>;
   removeStaleTempFiles(olderThanMs: number, now?: Date): Promise<number>;
   removeOrphanedTempFiles(now?: Date): Promise<number>;
   /** For /health: throws when uploads could not be stored now. */
@@ -99,6 +121,21 @@ export interface BlobStore {
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const SHARD = /^[0-9a-f]{2}$/;
+/**
+ * Beside a blob, `<sha256>.owner-<deployment id>` (an empty file, or an empty object in the
+ * bucket) says which deployments wrote it. Separate markers rather than one owner field: two
+ * deployments sharing DATA_DIR or a bucket may write the same bytes, and each must keep them
+ * while it names them. Listings of blobs skip these names (not 64 hex digits).
+ */
+export const OWNER_MARKER = ".owner-";
+
+/** The deployment ids of the owner markers among `names` for the blob. */
+export function ownersIn(names: Iterable<string>, sha256: string): string[] {
+  const start = `${sha256}${OWNER_MARKER}`;
+  const owners: string[] = [];
+  for (const name of names) if (name.startsWith(start)) owners.push(name.slice(start.length));
+  return owners;
+}
 const TEMP_SUFFIX = ".part";
 /**
  * Temp files are named `<instance id>.<uuid>.part`, the instance id being random per process.
@@ -223,12 +260,19 @@ export async function spoolUpload<T>(
 export class LocalBlobStore implements BlobStore {
   readonly driver = "local";
   readonly root: string;
+  readonly owner: string | undefined;
   /** Inside the root so that the final rename stays on one filesystem and is atomic. */
   private readonly tempDir: string;
 
-  constructor(root: string) {
+  constructor(root: string, owner?: string) {
     this.root = root;
+    this.owner = owner;
     this.tempDir = join(root, "tmp");
+  }
+
+  /** This deployment's owner marker of the blob (see OWNER_MARKER). */
+  private markerOf(sha256: string, owner: string): string {
+    return `${this.pathOf(sha256)}${OWNER_MARKER}${owner}`;
   }
 
   async init(): Promise<void> {
@@ -257,6 +301,9 @@ export class LocalBlobStore implements BlobStore {
       const finalPath = this.pathOf(sha256);
       const shardDir = join(this.root, sha256.slice(0, 2));
       await mkdir(shardDir, { recursive: true });
+      // The marker first: another deployment's cleanup that sees the blob unnamed by its own
+      // records then finds this deployment still holding it.
+      if (this.owner !== undefined) await writeFile(this.markerOf(sha256, this.owner), "");
       if (await Bun.file(finalPath).exists()) {
         // Same hash, same bytes: identical uploads share one blob. Touching it tells a cleanup
         // job that judges unreferenced blobs by age that this one is in use again.
@@ -302,9 +349,46 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  /** Whether the blob's file is there, at once (callable inside a SQLite transaction). */
+  /**
+   * Whether the blob's file is there, and this deployment's marker beside it, at once (callable
+   * inside a SQLite transaction): a cleanup that released the blob since `write` took either.
+   */
   existsSync(sha256: string): boolean {
-    return existsSync(this.pathOf(sha256));
+    if (!existsSync(this.pathOf(sha256))) return false;
+    return this.owner === undefined || existsSync(this.markerOf(sha256, this.owner));
+  }
+
+  async ownersOf(sha256: string): Promise<string[]> {
+    return ownersIn(await readdirOrEmpty(join(this.root, sha256.slice(0, 2))), sha256);
+  }
+
+  releaseSync(sha256: string): boolean {
+    const owner = this.owner;
+    if (owner === undefined) return false;
+    const marker = this.markerOf(sha256, owner);
+    if (!existsSync(marker)) return false;
+    const names = readdirSync(join(this.root, sha256.slice(0, 2)));
+    const shared = ownersIn(names, sha256).some((other) => other !== owner);
+    // The blob first, the marker after: a crash in between leaves a marker without a blob (an
+    // empty file, harmless), never a blob that no deployment would ever remove.
+    const removed = shared ? false : this.removeSync(sha256);
+    unlinkIfPresent(marker);
+    return removed;
+  }
+
+  async releaseIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean> {
+    const info = await stat(this.pathOf(sha256)).catch(() => null);
+    if (!info || info.mtimeMs > cutoff.getTime()) return false;
+    return this.releaseSync(sha256);
+  }
+
+  async adopt(sha256: string, replacing?: string): Promise<boolean> {
+    if (this.owner === undefined) throw new Error("this blob store has no deployment to adopt for");
+    if (!(await this.exists(sha256))) return false;
+    await writeFile(this.markerOf(sha256, this.owner), "");
+    if (replacing !== undefined && replacing !== this.owner)
+      await rm(this.markerOf(sha256, replacing), { force: true });
+    return true;
   }
 
   /** Removes temp files a crashed process left behind; young ones may belong to a running upload. */
@@ -356,6 +440,14 @@ export class LocalBlobStore implements BlobStore {
         yield { sha256: name, size: info.size, mtimeMs: info.mtimeMs };
       }
     }
+  }
+}
+
+function unlinkIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
 }
 

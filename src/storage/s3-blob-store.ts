@@ -15,6 +15,8 @@ import {
   type BlobStore,
   type ByteSource,
   LocalBlobStore,
+  OWNER_MARKER,
+  ownersIn,
   spoolUpload,
   type WriteOptions,
   type WrittenBlob,
@@ -31,13 +33,22 @@ export const PART_SIZE = 8 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
 /** A whole upload may take this long per part, at least: a stalled bucket fails it, never hangs it. */
 const PART_TIMEOUT_MS = 60_000;
+/** BLOB_CLEANUP_GRACE's default (config.ts); the cleanup removes no object younger than the grace. */
+export const DEFAULT_GRACE_MS = 60 * 60 * 1000;
+
 /**
  * An object already in the bucket is not written again when it is younger than this; an older
  * one is written again, which renews its Last-Modified. The cleanup job removes no object younger
- * than its grace (an hour, twice this), so an upload that finds the object present can record its
- * row long before the object could be taken (the S3 stand-in for the disk's touch + lock check).
+ * than its grace, twice this, so an upload that finds the object present can record its row long
+ * before the object could be taken (the S3 stand-in for the disk's touch + lock check). Derived
+ * from the grace, since BLOB_CLEANUP_GRACE is configurable: it must stay below it.
  */
-export const REUSE_FRESH_MS = 30 * 60 * 1000;
+export function reuseFreshMs(graceMs: number): number {
+  const fresh = Math.floor(graceMs / 2);
+  if (!(fresh > 0 && fresh < graceMs)) throw new RangeError(`no reuse window below a grace of ${graceMs} ms`);
+  return fresh;
+}
+export const REUSE_FRESH_MS = reuseFreshMs(DEFAULT_GRACE_MS);
 
 /**
  * What a bucket failure is for clients: try again shortly. The cause is not theirs to see; the
@@ -74,6 +85,8 @@ async function bucketCall<T>(call: () => Promise<T>, timeoutMs = CALL_TIMEOUT_MS
 export class S3BlobStore implements BlobStore {
   readonly driver = "s3";
   readonly client: S3Client;
+  readonly owner: string | undefined;
+  private readonly reuseFreshMs: number;
   private readonly prefix: string;
   /** Temp files of uploads being checked: in DATA_DIR, as with the local driver. */
   private readonly spool: LocalBlobStore;
@@ -82,7 +95,10 @@ export class S3BlobStore implements BlobStore {
   constructor(
     private readonly config: S3StorageConfig,
     dataBlobsDir: string,
+    options: { owner?: string; graceMs?: number } = {},
   ) {
+    this.owner = options.owner;
+    this.reuseFreshMs = reuseFreshMs(options.graceMs ?? DEFAULT_GRACE_MS);
     this.client = new S3Client({
       bucket: config.bucket,
       endpoint: config.endpoint,
@@ -103,6 +119,11 @@ export class S3BlobStore implements BlobStore {
 
   private file(sha256: string): S3File {
     return this.client.file(this.keyOf(sha256));
+  }
+
+  /** The deployment's owner marker of the blob, an empty object (see OWNER_MARKER). */
+  private marker(sha256: string, owner: string): S3File {
+    return this.client.file(`${this.keyOf(sha256)}${OWNER_MARKER}${owner}`);
   }
 
   init(): Promise<void> {
@@ -127,8 +148,12 @@ export class S3BlobStore implements BlobStore {
   async write<T = undefined>(source: ByteSource, options: WriteOptions<T>): Promise<WrittenBlob<T>> {
     const spooled = await spoolUpload(this.tempDir, source, options);
     try {
+      // The marker first (a fresh Last-Modified each time): another deployment's cleanup that
+      // lists the owners after this finds this deployment holding the object.
+      const owner = this.owner;
+      if (owner !== undefined) await bucketCall(() => this.marker(spooled.sha256, owner).write(""));
       const modified = await this.modifiedAt(spooled.sha256);
-      if (!modified || Date.now() - modified.getTime() > REUSE_FRESH_MS) {
+      if (!modified || Date.now() - modified.getTime() > this.reuseFreshMs) {
         await this.upload(spooled.tempPath, spooled.sha256, spooled.size);
       }
       return { sha256: spooled.sha256, size: spooled.size, inspected: spooled.inspected };
@@ -182,8 +207,8 @@ export class S3BlobStore implements BlobStore {
 
   /**
    * True: a blob is recorded only right after `write` resolved, which leaves the object at most
-   * REUSE_FRESH_MS old, and the cleanup job keeps every object younger than its grace. The bucket
-   * cannot be asked inside a SQLite transaction.
+   * half the grace old (reuseFreshMs), and the cleanup job keeps every object younger than its
+   * grace. The bucket cannot be asked inside a SQLite transaction.
    */
   existsSync(_sha256: string): boolean {
     return true;
@@ -192,12 +217,63 @@ export class S3BlobStore implements BlobStore {
   /**
    * Removes the object unless it was written again after `cutoff` (an upload renewing it). The
    * window between this HEAD and the DELETE is the only one left; no upload re-registers an
-   * object older than REUSE_FRESH_MS without writing it afresh first.
+   * object older than half the grace without writing it afresh first.
    */
   async removeIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean> {
     const modified = await this.modifiedAt(sha256);
     if (!modified || modified.getTime() > cutoff.getTime()) return false;
     await this.remove(sha256);
+    return true;
+  }
+
+  /** Every deployment with a marker on the object (one list call; keys sort after the object's). */
+  async ownersOf(sha256: string): Promise<string[]> {
+    const start = `${this.keyOf(sha256)}${OWNER_MARKER}`;
+    const page = await bucketCall(() => this.client.list({ prefix: start, maxKeys: 1000 }));
+    const names = (page.contents ?? []).map((object) => object.key.slice(this.prefix.length));
+    const owners = ownersIn(names, sha256);
+    // More than a page of owners: too many to tell, so treat the object as shared.
+    if (page.isTruncated) owners.push("(more)");
+    return owners;
+  }
+
+  /**
+   * Gives up this deployment's marker, and removes the object when no other deployment has one
+   * and it is unchanged since `cutoff`. A marker renewed since `cutoff` (an upload of this
+   * deployment in flight) stays, and so does the object then.
+   */
+  async releaseIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean> {
+    const owner = this.owner;
+    if (owner === undefined) return false;
+    const owners = await this.ownersOf(sha256);
+    if (!owners.includes(owner)) return false;
+    const marker = this.marker(sha256, owner);
+    const markerModified = await bucketCall(() => marker.stat()).then(
+      (stat) => stat.lastModified,
+      (error) => {
+        if (isMissing(error)) return null;
+        throw error;
+      },
+    );
+    if (!markerModified || markerModified.getTime() > cutoff.getTime()) return false;
+    const removed = owners.length === 1 && (await this.removeIfUnchangedSince(sha256, cutoff));
+    // Written again since the cutoff: the marker stays with it, so the next run can remove both.
+    if (owners.length === 1 && !removed) return false;
+    await bucketCall(() => marker.delete()).catch((error) => {
+      if (!isMissing(error)) throw error;
+    });
+    return removed;
+  }
+
+  async adopt(sha256: string, replacing?: string): Promise<boolean> {
+    const owner = this.owner;
+    if (owner === undefined) throw new Error("this blob store has no deployment to adopt for");
+    if (!(await this.exists(sha256))) return false;
+    await bucketCall(() => this.marker(sha256, owner).write(""));
+    if (replacing !== undefined && replacing !== owner)
+      await bucketCall(() => this.marker(sha256, replacing).delete()).catch((error) => {
+        if (!isMissing(error)) throw error;
+      });
     return true;
   }
 

@@ -7,6 +7,7 @@ import { type Config, parseConfig } from "../../src/config";
 import type { Deps } from "../../src/deps";
 import { fixedClock } from "../../src/lib/clock";
 import type { Logger } from "../../src/lib/logger";
+import { readDeployment } from "../../src/repositories/deployment";
 import { grantAdmin } from "../../src/services/admin-grants";
 import type { ShopSync } from "../../src/services/shop-sync";
 import { createBlobStore } from "../../src/storage/create-blob-store";
@@ -76,7 +77,7 @@ export async function createTestApp(
   };
   const database = await createTestDatabase({ onQuery: options.onQuery });
   const clock = fixedClock("2026-11-21T10:00:00.000Z");
-  const blobs = createBlobStore(config);
+  const blobs = createBlobStore(config, (await readDeployment(database.handle.db)).id);
   await blobs.init();
   const base = {
     config,

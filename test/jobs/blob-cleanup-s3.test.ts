@@ -10,6 +10,7 @@ import { queuedWrite } from "../../src/db/transaction";
 import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import type { Clock } from "../../src/lib/clock";
 import { insertBook } from "../../src/repositories/books";
+import { readDeployment } from "../../src/repositories/deployment";
 import { attachCover } from "../../src/services/files";
 import type { BlobStore } from "../../src/storage/blob-store";
 import { createBlobStore } from "../../src/storage/create-blob-store";
@@ -31,7 +32,7 @@ describe.if(requireCeph())("blob cleanup with STORAGE=s3", () => {
     dir = mkdtempSync(join(tmpdir(), "bookdist-cleanup-s3-"));
     const parsed = parseConfig({ DATA_DIR: dir, ...(await s3Env("proxy")) });
     if (!parsed.ok) throw new Error(parsed.problems.join("\n"));
-    blobs = createBlobStore(parsed.config);
+    blobs = createBlobStore(parsed.config, (await readDeployment(database.handle.db)).id);
     await blobs.init();
   });
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { queuedWrite } from "../../src/db/transaction";
 import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import type { Clock } from "../../src/lib/clock";
 import { insertBook } from "../../src/repositories/books";
+import { readDeployment } from "../../src/repositories/deployment";
 import { attachCover } from "../../src/services/files";
 import { type BlobInfo, type BlobStore, LocalBlobStore } from "../../src/storage/blob-store";
 import { createTestDatabase, type TestDatabase } from "../helpers/databases";
@@ -43,6 +44,8 @@ async function uploadCover(blobs: BlobStore, text: string) {
   return { bookId: book.id, attached: attachCover(db, book.id, cover, new Date(), blobs) };
 }
 
+const deploymentId = async () => (await readDeployment(database.handle.db)).id;
+
 async function unusedBlob(blobs: BlobStore, text: string): Promise<string> {
   const { sha256, size } = await storeBlob(blobs, text);
   const { blob } = database.handle.db.tables;
@@ -64,7 +67,7 @@ describe("blob cleanup", () => {
   });
 
   test("two runs at once report each removed row and file once in total", async () => {
-    const blobs = new LocalBlobStore(join(dir, "concurrent"));
+    const blobs = new LocalBlobStore(join(dir, "concurrent"), await deploymentId());
     await blobs.init();
     const unused = await Promise.all(Array.from({ length: 20 }, (_, i) => unusedBlob(blobs, `unused ${i}`)));
     // Files without a row too (an upload refused after it was stored).
@@ -120,7 +123,7 @@ describe("blob cleanup", () => {
 
   test("an upload attached after a run removed the same bytes' file is refused, not left dangling", async () => {
     const db = database.handle.db;
-    const blobs = new LocalBlobStore(join(dir, "after"));
+    const blobs = new LocalBlobStore(join(dir, "after"), await deploymentId());
     await blobs.init();
     const text = "stored, then removed before it was attached";
     const book = await insertBook(

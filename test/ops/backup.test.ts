@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openDatabase } from "../../src/db/client";
 import { adminWithBook, runAdminCli } from "../helpers/admin-cli";
 import { testDialect } from "../helpers/databases";
 import { type RealServer, startRealServer } from "../helpers/real-server";
@@ -21,6 +22,8 @@ const CHANGING = new Set([
   "row_count",
   "book_qr_code_count",
   "__drizzle_migrations",
+  // A restore gives the copy a deployment id of its own (checked below).
+  "deployment",
 ]);
 
 const sha256 = (bytes: Uint8Array | ArrayBuffer) =>
@@ -171,6 +174,16 @@ describe.if(onlyIn(testDialect === "sqlite", "SQLite backup and restore: runs wi
           const missing = rowsOf(copy, table).filter((row) => !live.has(row));
           expect(missing, `${table} rows not as the live server holds them`).toEqual([]);
         }
+        const deploymentOf = (database: Database) =>
+          database.query("SELECT id, original_id FROM deployment").all() as {
+            id: string;
+            original_id: string;
+          }[];
+        const [original] = deploymentOf(source);
+        expect(deploymentOf(copy)).toEqual([
+          { id: expect.stringMatching(/^[0-9a-f]{32}$/), original_id: original!.id },
+        ]);
+        expect(deploymentOf(copy)[0]!.id).not.toBe(original!.id);
         // The counters the triggers keep agree with the rows: no half of a transaction was copied.
         for (const { table_name, n } of copy
           .query("SELECT table_name, sum(n) AS n FROM row_count GROUP BY table_name")
@@ -281,9 +294,10 @@ describe("backup with STORAGE=s3: the blobs stay in the bucket", () => {
     const s3 = { STORAGE: "s3", S3_BUCKET: "bookdist-backup-test" };
     await Bun.write(join(dataDir, "blobs", "ab", "ab".repeat(32)), "spooled");
     await Bun.write(join(dataDir, "jwt-secret"), "a-secret-of-this-test-0123456789-abcdef");
-    const database = new Database(join(dataDir, "bookdist.sqlite"), { create: true });
-    database.run("CREATE TABLE book (id INTEGER PRIMARY KEY, title TEXT)");
-    database.run("INSERT INTO book (title) VALUES ('kept')");
+    // A bookdist database (restore gives the copy a deployment id of its own in it).
+    await (await openDatabase(`sqlite:${join(dataDir, "bookdist.sqlite")}`, { migrate: true })).close();
+    const database = new Database(join(dataDir, "bookdist.sqlite"));
+    database.run("INSERT INTO book (title, created_at, updated_at) VALUES ('kept', 0, 0)");
     database.close();
 
     const backupDir = join(work, "backup");

@@ -19,13 +19,19 @@ async function* chunks(bytes: Uint8Array, size = 64 * 1024): AsyncIterable<Uint8
   for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
 }
 
-async function makeStore(env: Record<string, string>): Promise<{ store: BlobStore; dir: string }> {
+const newDeploymentId = () => crypto.randomUUID().replaceAll("-", "");
+
+async function makeStore(
+  env: Record<string, string>,
+): Promise<{ store: BlobStore; dir: string; other(owner: string | undefined): BlobStore }> {
   const dir = mkdtempSync(join(tmpdir(), "bookdist-contract-"));
   const parsed = parseConfig({ DATA_DIR: dir, ...env });
   if (!parsed.ok) throw new Error(parsed.problems.join("\n"));
-  const store = createBlobStore(parsed.config);
+  // A deployment id of its own: its writes put their owner markers.
+  const store = createBlobStore(parsed.config, newDeploymentId());
   await store.init();
-  return { store, dir };
+  // Another deployment on the same folder or bucket and prefix.
+  return { store, dir, other: (owner) => createBlobStore(parsed.config, owner) };
 }
 
 async function bodyOf(store: BlobStore, sha: string, range: { start: number; end: number } | null = null) {
@@ -52,8 +58,9 @@ for (const [name, available, env] of drivers) {
   describe.if(available)(`blob store contract: ${name}`, () => {
     let store: BlobStore;
     let dir: string;
+    let other: (owner: string | undefined) => BlobStore;
     beforeAll(async () => {
-      ({ store, dir } = await makeStore(await env()));
+      ({ store, dir, other } = await makeStore(await env()));
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const tempFiles = () => readdirSync(join(dir, "blobs", "tmp")).filter((file) => file.endsWith(".part"));
@@ -97,6 +104,58 @@ for (const [name, available, env] of drivers) {
       expect(await store.removeIfUnchangedSince(sha, new Date(Date.now() + 60_000))).toBe(true);
       expect(await store.exists(sha)).toBe(false);
       expect(await store.removeIfUnchangedSince(sha, new Date(Date.now() + 60_000))).toBe(false);
+    });
+
+    test("release removes a blob only when this deployment alone marked it; never an unmarked one", async () => {
+      const second = other(newDeploymentId());
+      const unmarked = other(undefined);
+      const write = async (target: BlobStore, text: string) =>
+        (await target.write(chunks(bytesOf(`${text} ${name} ${crypto.randomUUID()}`)), { maxBytes: 1024 }))
+          .sha256;
+      const shared = await write(store, "shared");
+      // The same bytes from the second deployment: both hold them.
+      const sharedBytes = bytesOf(`shared by two ${name} ${crypto.randomUUID()}`);
+      const both = (await store.write(chunks(sharedBytes), { maxBytes: 1024 })).sha256;
+      await second.write(chunks(sharedBytes), { maxBytes: 1024 });
+      const own = await write(store, "own");
+      const nobodys = await write(unmarked, "nobody's");
+      const cutoff = new Date(Date.now() + 60_000);
+      expect((await store.ownersOf(both)).sort()).toEqual([store.owner!, second.owner!].sort());
+
+      expect(await store.releaseIfUnchangedSince(both, cutoff)).toBe(false);
+      expect(await store.exists(both)).toBe(true);
+      expect(await store.ownersOf(both)).toEqual([second.owner!]);
+      expect(await store.releaseIfUnchangedSince(nobodys, cutoff)).toBe(false);
+      expect(await second.releaseIfUnchangedSince(nobodys, cutoff)).toBe(false);
+      expect(await store.exists(nobodys)).toBe(true);
+      expect(await second.releaseIfUnchangedSince(own, cutoff)).toBe(false);
+      expect(await store.exists(own)).toBe(true);
+      // Not before the cutoff: nothing younger goes.
+      expect(await store.releaseIfUnchangedSince(own, new Date(Date.now() - 60_000))).toBe(false);
+      expect(await store.exists(own)).toBe(true);
+
+      expect(await store.releaseIfUnchangedSince(own, cutoff)).toBe(true);
+      expect(await store.exists(own)).toBe(false);
+      expect(await store.ownersOf(own)).toEqual([]);
+      expect(await second.releaseIfUnchangedSince(both, cutoff)).toBe(true);
+      expect(await store.exists(both)).toBe(false);
+      expect(await store.exists(shared)).toBe(true);
+      // Markers are not blobs.
+      for await (const blob of store.listBlobs()) expect(blob.sha256).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    test("adopt marks an existing blob as this deployment's and takes the replaced one's marker", async () => {
+      const original = other(newDeploymentId());
+      const { sha256: sha } = await original.write(
+        chunks(bytesOf(`adopted ${name} ${crypto.randomUUID()}`)),
+        {
+          maxBytes: 1024,
+        },
+      );
+      expect(await store.adopt(sha, original.owner)).toBe(true);
+      expect(await store.adopt(sha, original.owner)).toBe(true);
+      expect(await store.ownersOf(sha)).toEqual([store.owner!]);
+      expect(await store.adopt(sha256("never written"))).toBe(false);
     });
 
     test("probeStorage passes", async () => {

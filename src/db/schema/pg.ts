@@ -360,6 +360,25 @@ export const shopSyncState = pgTable("shop_sync_state", {
   lastWebhookAt: time("last_webhook_at"),
 });
 
+// This deployment's own id (README "Storage"): made at its first migration, renewed by a
+// restore. Files and objects carry it (blob owner markers) so that the blob cleanup deletes only
+// what this deployment wrote, never a file of another deployment sharing DATA_DIR or the bucket.
+// `adoptPending`: the blobs the database names at the upgrade that made the row are taken over
+// once, by the next cleanup run; a restored copy takes nothing over until `bun run storage adopt`.
+export const deployment = pgTable("deployment", {
+  id: text("id").primaryKey(),
+  createdAt: time("created_at").notNull(),
+  adoptPending: bool("adopt_pending").notNull(),
+  /**
+   * Postgres: the cluster's system identifier and the database's oid when the id was made. A
+   * pg_restore into another database finds them changed, and the copy takes an id of its own
+   * (repositories/deployment.ts); null on SQLite, whose copies `bun run admin restore` renews.
+   */
+  home: text("home"),
+  /** A copy's original's id: `bun run storage adopt` takes that deployment's markers over. */
+  originalId: text("original_id"),
+});
+
 export const tables = {
   blob,
   book,
@@ -380,6 +399,7 @@ export const tables = {
   shopOrder,
   shopOrderGrant,
   shopSyncState,
+  deployment,
 };
 
 export type Tables = typeof tables;
