@@ -1,4 +1,4 @@
-// The deployment's own id (README "Storage"): one row, made by migration 0006 and renewed for a
+// The deployment's own id (README "Storage"): one row, made by migration 0007 and renewed for a
 // copy. Blob owner markers carry it, so a cleanup deletes only its own deployment's files.
 import { randomBytes } from "node:crypto";
 import { eq, type SQL, sql } from "drizzle-orm";
@@ -42,7 +42,7 @@ export async function markAdopted(db: Database, id: string): Promise<void> {
 }
 
 /**
- * Postgres: the cluster's system identifier and this database's oid, as migration 0006 records
+ * Postgres: the cluster's system identifier and this database's oid, as migration 0007 records
  * them. A database restored with pg_restore (another database, or the same name re-created) has
  * another. SQLite: null (a copy made by `bun run admin restore` is renewed there).
  */

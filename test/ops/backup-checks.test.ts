@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openDatabase } from "../../src/db/client";
 import { runAdminCli } from "../helpers/admin-cli";
 
 const sha256 = (bytes: string | Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
@@ -96,9 +97,13 @@ beforeAll(async () => {
     writeFileSync(blobPath(dataDir, hash), bytes);
   }
   writeFileSync(join(dataDir, "jwt-secret"), SECRET);
-  const database = new Database(join(dataDir, "bookdist.sqlite"), { create: true });
-  database.run("CREATE TABLE book (id INTEGER PRIMARY KEY, title TEXT, cover_sha256 TEXT)");
-  database.run("INSERT INTO book (title, cover_sha256) VALUES ('kept', ?)", [COVER_HASH]);
+  // A bookdist database: restore gives the copy a deployment id of its own in it.
+  await (await openDatabase(`sqlite:${join(dataDir, "bookdist.sqlite")}`, { migrate: true })).close();
+  const database = new Database(join(dataDir, "bookdist.sqlite"));
+  database.run("INSERT INTO blob (sha256, size, created_at) VALUES (?, ?, 0)", [COVER_HASH, COVER.length]);
+  database.run("INSERT INTO book (title, cover_sha256, created_at, updated_at) VALUES ('kept', ?, 0, 0)", [
+    COVER_HASH,
+  ]);
   database.close();
   mkdirSync(join(work, "other-instance"));
   writeFileSync(otherSecretPath, OTHER_SECRET);
