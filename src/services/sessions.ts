@@ -3,6 +3,7 @@ import type { Database } from "#db";
 import { type Principal, rolesOf } from "../auth/principal";
 import type { TokenSigner } from "../auth/tokens";
 import type { Config } from "../config";
+import { sessionIdHash } from "../lib/session-id";
 import { deleteSession, deleteSessionsOfUser, findSession, insertSession } from "../repositories/sessions";
 import type { StoreUser } from "../store/directory";
 import { type AccountCheck, RECHECK_INTERVAL_MS } from "./account-check";
@@ -31,7 +32,8 @@ export async function openSession(
   const expiresAt = new Date(now.getTime() + ctx.config.sessionTtlMs);
   const { isAdmin, passwordStamp } = await ctx.accountCheck.stateAtLogin(user);
   await insertSession(ctx.db, {
-    id,
+    // The token carries the id; the database only its digest (lib/session-id.ts).
+    id: sessionIdHash(id),
     userUuid: user.uuid,
     storeUserId: user.storeUserId,
     createdAt: now,
