@@ -14,11 +14,13 @@ export type NewSession = Database["tables"]["userSession"]["$inferInsert"];
 export const MAX_SESSIONS_PER_USER = 100;
 
 /**
- * Stores a new session (`session.id` is the id's digest, lib/session-id.ts) and ends the user's
- * oldest sessions beyond MAX_SESSIONS_PER_USER, in one transaction: however many logins a
- * script makes, the table holds at most that many live rows per user.
+ * Stores a new session under the digest of `session.id` (the id its token carries; only the
+ * digest is stored, lib/session-id.ts) and ends the user's oldest sessions beyond
+ * MAX_SESSIONS_PER_USER, in one transaction: however many logins a script makes, the table holds
+ * at most that many rows per user.
  */
-export async function insertSession(db: Database, session: NewSession): Promise<void> {
+export async function insertSession(db: Database, tokenSession: NewSession): Promise<void> {
+  const session = { ...tokenSession, id: sessionIdHash(tokenSession.id) };
   // A login waits for another process's SQLite lock (in the transaction queue's BEGIN), not failing at once.
   await queuedWrite(db, async (tx) => {
     const { userSession } = db.tables;
@@ -58,7 +60,13 @@ export async function findSession(db: Database, tokenSessionId: string): Promise
   return rows[0];
 }
 
-export async function deleteSession(db: Database, id: string): Promise<number> {
+/** Ends the session a token's `sid` names (a logout). */
+export function deleteSession(db: Database, tokenSessionId: string): Promise<number> {
+  return deleteSessionRow(db, sessionIdHash(tokenSessionId));
+}
+
+/** Ends the session whose row has `id` (a digest: a SessionRow's own id). */
+export async function deleteSessionRow(db: Database, id: string): Promise<number> {
   const rows = await queuedWrite(db, (tx) =>
     tx.orm
       .delete(db.tables.userSession)
@@ -89,7 +97,7 @@ export async function deleteEndedSessions(db: Database, now: Date, idleBefore: D
   return rows.length;
 }
 
-/** Records a re-check of the account: its admin flag now, and the use that prompted it. */
+/** Records a re-check of the account: its admin flag now, and the use that prompted it (`id`: the row's). */
 export async function markSessionChecked(
   db: Database,
   id: string,

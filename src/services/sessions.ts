@@ -3,7 +3,6 @@ import type { Database } from "#db";
 import { type Principal, rolesOf } from "../auth/principal";
 import type { TokenSigner } from "../auth/tokens";
 import type { Config } from "../config";
-import { sessionIdHash } from "../lib/session-id";
 import { deleteSession, deleteSessionsOfUser, findSession, insertSession } from "../repositories/sessions";
 import type { StoreUser } from "../store/directory";
 import { type AccountCheck, RECHECK_INTERVAL_MS } from "./account-check";
@@ -32,8 +31,8 @@ export async function openSession(
   const expiresAt = new Date(now.getTime() + ctx.config.sessionTtlMs);
   const { isAdmin, passwordStamp } = await ctx.accountCheck.stateAtLogin(user);
   await insertSession(ctx.db, {
-    // The token carries the id; the database only its digest (lib/session-id.ts).
-    id: sessionIdHash(id),
+    // The token carries the id; the repository stores only its digest (lib/session-id.ts).
+    id,
     userUuid: user.uuid,
     storeUserId: user.storeUserId,
     createdAt: now,
@@ -85,7 +84,7 @@ export async function principalFromToken(
     storeUserId: session.storeUserId,
     email: claims.email,
     roles: rolesOf(isAdmin),
-    sessionId: session.id,
+    sessionId: claims.sid,
   };
 }
 
