@@ -8,10 +8,10 @@
 // transaction; in WAL mode it blocks no writer, and the process's main connection, whose
 // transactions must not outlive a turn (DESIGN.md "SQLite write discipline"), is never used.
 //
-// No caller may hold the slots hostage (README "Lists and streams"): a whole list waits at most
-// LIST_SLOT_WAIT_MS for a slot (then 503), each holder (a user, or an anonymous client's address)
-// has at most one snapshot open (a second is 429), and a stream whose client stops reading is cut
-// (http/list-stream.ts), which ends its snapshot.
+// No caller may hold the slots hostage (README "What is there", Lists and streams): a whole
+// list waits at most LIST_SLOT_WAIT_MS for a slot (then 503), each holder (a user, or an
+// anonymous client's address) has at most one snapshot open (a second is 429), and a stream
+// whose client stops reading is cut (http/list-stream.ts), which ends its snapshot.
 import { Database as SqliteConnection } from "bun:sqlite";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import type { Database } from "#db";

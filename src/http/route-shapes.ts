@@ -39,7 +39,7 @@ function withPart<const Key extends string, Part, Rest extends object>(
   return (part ? { ...rest, [key]: part } : rest) as WithPart<Key, Part, Rest>;
 }
 
-/** What every whole list may answer instead of its rows (README "Lists and streams"). */
+/** What every whole list may answer instead of its rows (README "What is there", Lists and streams). */
 export const WHOLE_LIST_RULES = `A whole list (no page or size) waits at most ${LIST_SLOT_WAIT_MS / 1000} s for a free stream slot, else 503 with Retry-After; a caller streams one whole list at a time (a second while the first is being sent → 429 with Retry-After); a client that reads less than ${LIST_MIN_READ_BYTES / 1024} KiB in ${LIST_READ_WINDOW_MS / 1000} s is cut off.`;
 
 /** A GET of a sortable, pageable list; `params` for a list under a parent (`/book/{id}/…`). */

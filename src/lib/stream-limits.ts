@@ -1,7 +1,7 @@
-// What a whole list's stream may hold and for how long (README "Lists and streams"): the limits
-// that keep a few slow or idle clients from holding every snapshot slot, so that everyone
-// else's whole lists are still answered. One place, so the slot wait, the per-user rule and the
-// slow-reader check agree.
+// What a whole list's stream may hold and for how long (README "What is there", Lists and
+// streams): the limits that keep a few slow or idle clients from holding every snapshot slot,
+// so that everyone else's whole lists are still answered. One place, so the slot wait, the
+// per-user rule and the slow-reader check agree.
 
 /** How long a whole list waits for a free snapshot slot before it is answered 503. */
 export const LIST_SLOT_WAIT_MS = 5_000;
