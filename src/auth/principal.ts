@@ -8,7 +8,7 @@ export interface Principal {
   storeUserId: string;
   email: string;
   roles: Role[];
-  /** The UserSession behind a Bearer token; null for HTTP Basic, which has no session. */
+  /** The id of the UserSession behind a Bearer token (its `sid`); null for HTTP Basic, which has no session. */
   sessionId: string | null;
 }
 

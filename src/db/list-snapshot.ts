@@ -7,10 +7,16 @@
 // requests. SQLite: a connection of its own to the same file (`query_only`), holding a read
 // transaction; in WAL mode it blocks no writer, and the process's main connection, whose
 // transactions must not outlive a turn (DESIGN.md "SQLite write discipline"), is never used.
+//
+// No caller may hold the slots hostage (README "What is there", Lists and streams): a whole
+// list waits at most LIST_SLOT_WAIT_MS for a slot (then 503), each holder (a user, or an
+// anonymous client's address) has at most one snapshot open (a second is 429), and a stream
+// whose client stops reading is cut (http/list-stream.ts), which ends its snapshot.
 import { Database as SqliteConnection } from "bun:sqlite";
 import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
 import type { Database } from "#db";
 import { Slots } from "../lib/slots";
+import { LIST_SLOT_WAIT_MS, ListStreamRefused } from "../lib/stream-limits";
 import { SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
 
 export interface ListSnapshot {
@@ -31,8 +37,14 @@ export function postgresSnapshotsOf(poolMax: number): number {
   return Math.max(1, Math.floor(poolMax / 4));
 }
 
-/** The slots of each database, keyed by its client (the bun:sqlite connection, or the SQL pool). */
-const slotsByClient = new WeakMap<object, Slots>();
+/** A database's slots, and who holds one now (one each). */
+interface SnapshotGate {
+  slots: Slots;
+  holders: Set<string>;
+}
+
+/** The gate of each database, keyed by its client (the bun:sqlite connection, or the SQL pool). */
+const gatesByClient = new WeakMap<object, SnapshotGate>();
 
 interface PostgresPool {
   options?: { max?: number };
@@ -42,48 +54,62 @@ function clientOf(db: Database): object {
   return (db.orm as unknown as { $client: object }).$client;
 }
 
-function slotsOf(db: Database): Slots {
+function gateOf(db: Database): SnapshotGate {
   const client = clientOf(db);
-  let slots = slotsByClient.get(client);
-  if (slots === undefined) {
-    slots =
+  let gate = gatesByClient.get(client);
+  if (gate === undefined) {
+    const size =
       db.dialect === "postgres"
-        ? new Slots(postgresSnapshotsOf((client as PostgresPool).options?.max ?? 10))
-        : new Slots(SQLITE_SNAPSHOTS);
-    slotsByClient.set(client, slots);
+        ? postgresSnapshotsOf((client as PostgresPool).options?.max ?? 10)
+        : SQLITE_SNAPSHOTS;
+    gate = { slots: new Slots(size), holders: new Set() };
+    gatesByClient.set(client, gate);
   }
-  return slots;
+  return gate;
 }
 
 /** Snapshots of `db` open now: what tests check is given back. */
 export function openListSnapshots(db: Database): number {
-  return slotsByClient.get(clientOf(db))?.taken ?? 0;
+  return gatesByClient.get(clientOf(db))?.slots.taken ?? 0;
 }
 
 /** How many snapshots of `db` may be open at once. */
 export function listSnapshotSlots(db: Database): number {
-  return slotsOf(db).size;
+  return gateOf(db).slots.size;
 }
 
 /**
- * Opens a snapshot of `db` (the app's root handle), waiting for a slot when as many as allowed
- * are open. The caller must `release` it, whatever happens.
+ * Opens a snapshot of `db` (the app's root handle) for `holder` (a user's uuid, or an anonymous
+ * client's address), waiting at most LIST_SLOT_WAIT_MS for a slot when as many as allowed are
+ * open. ListStreamRefused when `holder` already has one open, or no slot came free in time. The caller
+ * must `release` it, whatever happens.
  */
-export async function openListSnapshot(db: Database): Promise<ListSnapshot> {
-  const slots = slotsOf(db);
-  const giveBack = await slots.take();
+export async function openListSnapshot(db: Database, holder: string): Promise<ListSnapshot> {
+  const { slots, holders } = gateOf(db);
+  if (holders.has(holder)) throw new ListStreamRefused("busy-holder");
+  // Held while waiting too: a second request of the same holder is refused, not queued.
+  holders.add(holder);
+  const giveBack = await slots.takeWithin(LIST_SLOT_WAIT_MS);
+  if (giveBack === undefined) {
+    holders.delete(holder);
+    throw new ListStreamRefused("no-slot");
+  }
+  const free = () => {
+    holders.delete(holder);
+    giveBack();
+  };
   let opened: { db: Database; end(): Promise<void> };
   try {
     opened = db.dialect === "postgres" ? await openPostgresSnapshot(db) : openSqliteSnapshot(db);
   } catch (error) {
-    giveBack();
+    free();
     throw error;
   }
   let released: Promise<void> | undefined;
   return {
     db: opened.db,
     release() {
-      released ??= opened.end().finally(giveBack);
+      released ??= opened.end().finally(free);
       return released;
     },
   };

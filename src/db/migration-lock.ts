@@ -9,6 +9,7 @@ import { drizzle as drizzleBunSql } from "drizzle-orm/bun-sql";
 import { migrate as migratePostgresSchema } from "drizzle-orm/bun-sql/migrator";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate as migrateSqliteSchema } from "drizzle-orm/bun-sqlite/migrator";
+import { hashRawSessionIdsPostgres, hashRawSessionIdsSqlite } from "./session-id-migration";
 
 export const migrationsRoot = new URL("../../drizzle/", import.meta.url).pathname;
 
@@ -26,6 +27,7 @@ export async function migratePostgres(url: string, migrationsFolder = `${migrati
     await connection`SELECT set_config('lock_timeout', ${`${MIGRATION_LOCK_WAIT_MS}ms`}, false)`;
     await connection`SELECT pg_advisory_lock(hashtext('bookdist:migrations'))`;
     await migratePostgresSchema(drizzleBunSql({ client: connection }), { migrationsFolder });
+    await hashRawSessionIdsPostgres(connection);
     await connection`SELECT pg_advisory_unlock(hashtext('bookdist:migrations'))`;
   } finally {
     await connection.close({ timeout: 5 });
@@ -45,6 +47,7 @@ export function migrateSqlite(
 ): void {
   if (databasePath === ":memory:") {
     migrateSqliteSchema(orm, { migrationsFolder });
+    hashRawSessionIdsSqlite(orm);
     return;
   }
   const lock = new SqliteConnection(`${databasePath}.migration-lock`, { create: true });
@@ -56,6 +59,7 @@ export function migrateSqlite(
     orm.run(sql`PRAGMA busy_timeout = 5000`);
     try {
       migrateSqliteSchema(orm, { migrationsFolder });
+      hashRawSessionIdsSqlite(orm);
     } finally {
       orm.run(sql.raw(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`));
       lock.exec("ROLLBACK");

@@ -4,9 +4,13 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
-import type { ListRead, ListWindow, RowStream, SortOrder } from "../lib/list-window";
+import { throttleBucketOf } from "../lib/ip-address";
+import type { ListRead, ListStream, ListWindow, RowStream, SortOrder } from "../lib/list-window";
 import { describeError } from "../lib/logger";
+import { AppError } from "../lib/problems";
 import { requestTargetOf } from "../lib/request-target";
+import { LIST_RETRY_AFTER_SECONDS, ListStreamRefused } from "../lib/stream-limits";
+import { clientAddressOf } from "./client-address";
 import { baseUrlOf, HAL_CONTENT_TYPE, type Resource, type ResourceList, wantsHal } from "./hal";
 import { listBody, markStreamedList } from "./list-stream";
 import { JSON_CONTENT_TYPE } from "./openapi";
@@ -125,16 +129,17 @@ export async function respondList<
 >(
   c: Context<AppBindings>,
   list: ResourceList<S, H>,
-  read: ListRead<Row>,
+  listRead: ListRead<Row>,
   toItem: (row: Row) => z.output<S>,
   paging: Paging | undefined,
   status: Status,
 ): Promise<ListResponse<S, H, Status>> {
-  setListHeaders(c, read.total, paging);
   const hal = wantsHal(c);
   const base = hal ? baseUrlOf(c) : "";
   const toJson: (row: Row) => unknown = hal ? (row) => list.item.toHal(toItem(row), base) : toItem;
-  if (isStream(read)) {
+  if (isStream(listRead)) {
+    const read = await openStream(c, listRead);
+    setListHeaders(c, read.total, paging);
     const selfLink = JSON.stringify({ self: halSelf(c, base) });
     const [opening, closing] = hal
       ? [`{"_embedded":{${JSON.stringify(list.rel)}:[`, `]},"_links":${selfLink}}`]
@@ -143,6 +148,8 @@ export async function respondList<
       await respondStream(c, read, opening, closing, toJson, status, hal ? HAL_BODY : JSON_BODY),
     );
   }
+  const read = listRead;
+  setListHeaders(c, read.total, paging);
   const items = read.rows.map(toJson);
   if (!hal) return typed<ListResponse<S, H, Status>>(c.json(items, status, JSON_BODY));
   const body = {
@@ -154,9 +161,9 @@ export async function respondList<
 }
 
 /**
- * Answers a resource one of whose fields is a list of `nested` resources (`field`, given empty in
- * `item`): at once, or, when the service streams the list, written as the resource's JSON (or
- * HAL) with that list's items streamed in its place.
+ * Answers a resource one of whose fields is a list of `nested` resources (`field`, given empty by
+ * `itemOf`, which is told the list's size): at once, or, when the service streams the list,
+ * written as the resource's JSON (or HAL) with that list's items streamed in its place.
  */
 export async function respondResourceWithList<
   S extends z.ZodObject,
@@ -167,13 +174,17 @@ export async function respondResourceWithList<
 >(
   c: Context<AppBindings>,
   resource: Resource<S, H>,
-  item: z.output<S>,
+  itemOf: (total: number) => z.output<S>,
   field: keyof z.output<S> & string,
-  read: ListRead<Row>,
+  listRead: ListRead<Row>,
   nested: Resource<NS, NH>,
   toItem: (row: Row) => z.output<NS>,
 ): Promise<ResourceResponse<S, H, 200>> {
-  if (!isStream(read)) return respondResource(c, resource, { ...item, [field]: read.rows.map(toItem) });
+  if (!isStream(listRead)) {
+    return respondResource(c, resource, { ...itemOf(listRead.total), [field]: listRead.rows.map(toItem) });
+  }
+  const read = await openStream(c, listRead);
+  const item = itemOf(read.total);
   const hal = wantsHal(c);
   const base = hal ? baseUrlOf(c) : "";
   const shell = JSON.stringify(
@@ -183,8 +194,10 @@ export async function respondResourceWithList<
   // quotes JSON escapes) can hold it; found exactly once, or this is no place to stream into.
   const marker = `${JSON.stringify(field)}:[]`;
   const at = shell.indexOf(marker);
-  if (at < 0 || shell.lastIndexOf(marker) !== at)
+  if (at < 0 || shell.lastIndexOf(marker) !== at) {
+    await read.close();
     throw new Error(`no single place for "${field}" to stream into`);
+  }
   const opening = shell.slice(0, at + marker.length - 1);
   const closing = shell.slice(at + marker.length - 1);
   const toJson: (row: Row) => unknown = hal ? (row) => nested.toHal(toItem(row), base) : toItem;
@@ -193,8 +206,39 @@ export async function respondResourceWithList<
   );
 }
 
-function isStream<Row>(read: ListRead<Row>): read is RowStream<Row> {
-  return "chunks" in read;
+function isStream<Row>(read: ListRead<Row>): read is ListStream<Row> {
+  return "open" in read;
+}
+
+const retryAfter = { "Retry-After": String(LIST_RETRY_AFTER_SECONDS) };
+
+/** Opens a whole list's stream for its caller: 429 while they stream another, 503 when no slot is free in time. */
+async function openStream<Row>(c: Context<AppBindings>, list: ListStream<Row>): Promise<RowStream<Row>> {
+  try {
+    return await list.open(streamHolderOf(c));
+  } catch (error) {
+    if (!(error instanceof ListStreamRefused)) throw error;
+    throw error.reason === "busy-holder"
+      ? new AppError(
+          "TOO_MANY_REQUESTS",
+          "Another whole list of yours is still being sent; read it to its end first, or ask for a page.",
+          { headers: retryAfter },
+        )
+      : new AppError(
+          "SERVICE_UNAVAILABLE",
+          "Too many whole lists are being sent right now; try again shortly, or ask for a page.",
+          { headers: retryAfter },
+        );
+  }
+}
+
+/**
+ * Who holds a whole list's stream, one at a time each: the user, by uuid, whoever they are (an
+ * admin too); a caller without credentials, by its address (an IPv6 client by its /64).
+ */
+function streamHolderOf(c: Context<AppBindings>): string {
+  const principal = c.get("principal") as AppBindings["Variables"]["principal"] | undefined;
+  return principal ? `user:${principal.userUuid}` : `address:${throttleBucketOf(clientAddressOf(c))}`;
 }
 
 function halSelf(c: Context<AppBindings>, base: string) {
@@ -221,9 +265,15 @@ async function respondStream<Row>(
   }
   const { logger } = c.get("deps");
   const requestId = c.get("requestId");
-  const body = listBody(read, opening, closing, toJson, (error) =>
-    // describeError keeps the innermost cause: a query wrapper's message (the SQL) stays out.
-    logger.error("list stream failed", { requestId, ...describeError(error) }),
+  const body = listBody(
+    read,
+    opening,
+    closing,
+    toJson,
+    (error) =>
+      // describeError keeps the innermost cause: a query wrapper's message (the SQL) stays out.
+      logger.error("list stream failed", { requestId, ...describeError(error) }),
+    () => logger.warn("list stream cut: its client read too slowly", { requestId }),
   );
   return markStreamedList(c.body(body, status, headers));
 }

@@ -4,6 +4,7 @@
 // a plain defineRoute call in its module.
 import type { z } from "@hono/zod-openapi";
 import type { ErrorCode } from "../lib/problems";
+import { LIST_MIN_READ_BYTES, LIST_READ_WINDOW_MS, LIST_SLOT_WAIT_MS } from "../lib/stream-limits";
 import type { AccessLevel } from "./access";
 import { defineRoute } from "./define-route";
 import { downloadErrors, downloadResponses, RangeHeaders } from "./download-docs";
@@ -38,6 +39,9 @@ function withPart<const Key extends string, Part, Rest extends object>(
   return (part ? { ...rest, [key]: part } : rest) as WithPart<Key, Part, Rest>;
 }
 
+/** What every whole list may answer instead of its rows (README "What is there", Lists and streams). */
+export const WHOLE_LIST_RULES = `A whole list (no page or size) waits at most ${LIST_SLOT_WAIT_MS / 1000} s for a free stream slot, else 503 with Retry-After; a caller streams one whole list at a time (a second while the first is being sent → 429 with Retry-After); a client that reads less than ${LIST_MIN_READ_BYTES / 1024} KiB in ${LIST_READ_WINDOW_MS / 1000} s is cut off.`;
+
 /** A GET of a sortable, pageable list; `params` for a list under a parent (`/book/{id}/…`). */
 export function listRoute<
   const L extends AccessLevel,
@@ -56,12 +60,14 @@ export function listRoute<
     returns: string;
   },
 ) {
-  const { list, sortFields, params, returns, description, ...names } = spec;
+  const { list, sortFields, params, returns, description, errors = [], ...names } = spec;
   const query = listQuery(sortFields);
   return defineRoute(level, {
     ...names,
     method: "get",
-    description: [description, `HAL rel \`${list.rel}\`.`].filter(Boolean).join(" "),
+    description: [description, `HAL rel \`${list.rel}\`.`, WHOLE_LIST_RULES].filter(Boolean).join(" "),
+    // A whole list streamed while its caller streams another is 429 (db/list-snapshot.ts).
+    errors: ["TOO_MANY_REQUESTS", ...errors],
     request: withPart("params", params, { query }),
     responses: { 200: listContent(list, returns) },
   });

@@ -32,5 +32,13 @@ export interface RowStream<Row> {
   close(): Promise<void>;
 }
 
+/**
+ * A whole list too long for one body, not opened yet: `open` takes a snapshot slot for `holder`
+ * (who asks: a user's uuid, or an anonymous client's address; one stream each at a time).
+ */
+export interface ListStream<Row> {
+  open(holder: string): Promise<RowStream<Row>>;
+}
+
 /** What a service gives for a list: its rows at once, or a stream of them for a long whole list. */
-export type ListRead<Row> = Page<Row> | RowStream<Row>;
+export type ListRead<Row> = Page<Row> | ListStream<Row>;

@@ -1,7 +1,8 @@
-import { eq, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, lte, ne, notInArray, or, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { queuedWrite } from "../db/transaction";
+import { sessionIdHash } from "../lib/session-id";
 
 export type SessionRow = Database["tables"]["userSession"]["$inferSelect"];
 export type NewSession = Database["tables"]["userSession"]["$inferInsert"];
@@ -9,10 +10,35 @@ export type NewSession = Database["tables"]["userSession"]["$inferInsert"];
 // Session writes go through queuedWrite, the door (db/transaction.ts): a transaction of their own
 // outside any other request's, whose rollback could otherwise lose a new session or undo a logout.
 
-export async function insertSession(db: Database, session: NewSession): Promise<void> {
+/** Sessions a user may hold at once: a new one ends the oldest beyond this many. */
+export const MAX_SESSIONS_PER_USER = 100;
+
+/**
+ * Stores a new session under the digest of `session.id` (the id its token carries; only the
+ * digest is stored, lib/session-id.ts) and ends the user's oldest sessions beyond
+ * MAX_SESSIONS_PER_USER, in one transaction: however many logins a script makes, the table holds
+ * at most that many rows per user.
+ */
+export async function insertSession(db: Database, tokenSession: NewSession): Promise<void> {
+  const session = { ...tokenSession, id: sessionIdHash(tokenSession.id) };
   // A login waits for another process's SQLite lock (in the transaction queue's BEGIN), not failing at once.
   await queuedWrite(db, async (tx) => {
-    await tx.orm.insert(db.tables.userSession).values(session);
+    const { userSession } = db.tables;
+    await tx.orm.insert(userSession).values(session);
+    const newest = await tx.orm
+      .select({ id: userSession.id })
+      .from(userSession)
+      .where(and(eq(userSession.userUuid, session.userUuid), ne(userSession.id, session.id)))
+      .orderBy(desc(userSession.createdAt), desc(userSession.id))
+      .limit(MAX_SESSIONS_PER_USER - 1);
+    await tx.orm
+      .delete(userSession)
+      .where(
+        and(
+          eq(userSession.userUuid, session.userUuid),
+          notInArray(userSession.id, [session.id, ...newest.map((row) => row.id)]),
+        ),
+      );
   });
 }
 
@@ -28,12 +54,19 @@ const findSessionStatement = preparedPer((db) => {
   return prepareRows(query, "find_session", userSession);
 });
 
-export async function findSession(db: Database, id: string): Promise<SessionRow | undefined> {
-  const rows = await rowsOf(db, findSessionStatement(db), { id });
+/** The session a token's `sid` names: looked up by the id's digest, the only form stored. */
+export async function findSession(db: Database, tokenSessionId: string): Promise<SessionRow | undefined> {
+  const rows = await rowsOf(db, findSessionStatement(db), { id: sessionIdHash(tokenSessionId) });
   return rows[0];
 }
 
-export async function deleteSession(db: Database, id: string): Promise<number> {
+/** Ends the session a token's `sid` names (a logout). */
+export function deleteSession(db: Database, tokenSessionId: string): Promise<number> {
+  return deleteSessionRow(db, sessionIdHash(tokenSessionId));
+}
+
+/** Ends the session whose row has `id` (a digest: a SessionRow's own id). */
+export async function deleteSessionRow(db: Database, id: string): Promise<number> {
   const rows = await queuedWrite(db, (tx) =>
     tx.orm
       .delete(db.tables.userSession)
@@ -64,7 +97,7 @@ export async function deleteEndedSessions(db: Database, now: Date, idleBefore: D
   return rows.length;
 }
 
-/** Records a re-check of the account: its admin flag now, and the use that prompted it. */
+/** Records a re-check of the account: its admin flag now, and the use that prompted it (`id`: the row's). */
 export async function markSessionChecked(
   db: Database,
   id: string,

@@ -9,7 +9,7 @@ import { isBusy } from "../db/busy";
 import type { Logger } from "../lib/logger";
 import { AppError } from "../lib/problems";
 import { hasAdminGrant } from "../repositories/admin-grants";
-import { deleteSession, markSessionChecked, type SessionRow } from "../repositories/sessions";
+import { deleteSessionRow, markSessionChecked, type SessionRow } from "../repositories/sessions";
 import type { StoreDirectory, StoreUser } from "../store/directory";
 
 /** A session older than this since its last check asks the store again (and records its use). */
@@ -60,7 +60,7 @@ export class AccountCheck {
     if (user === undefined) return { isAdmin: session.isAdmin };
     const stamp = user && sessionStampOf(this.deps.jwtSecret, user.passwordStamp);
     if (!user || user.storeUserId !== session.storeUserId || stamp !== session.passwordStamp) {
-      await deleteSession(this.deps.db, session.id);
+      await deleteSessionRow(this.deps.db, session.id);
       return "ended";
     }
     const isAdmin = (await this.rolesOf(user)).includes("admin");

@@ -1,6 +1,6 @@
 import type { Database } from "#db";
 import { openListSnapshot } from "../db/list-snapshot";
-import type { ListRead, ListWindow, RowStream } from "../lib/list-window";
+import type { ListRead, ListStream, ListWindow, RowStream } from "../lib/list-window";
 import { nextTurn } from "../lib/loop-slices";
 
 /**
@@ -25,7 +25,8 @@ export type ReadRows<Row, F extends string = string> = (
  * reads with the total in its window, so that a page past the middle is read from the list's end
  * (db/page-read.ts), and a page past the end is empty without a read. A whole list that fits in
  * one chunk is its own total, read in one query like a page; a longer one is streamed: its count
- * and its chunks are read in one snapshot (db/list-snapshot.ts), so the total matches the array.
+ * and its chunks are read in one snapshot (db/list-snapshot.ts), so the total matches the array,
+ * opened when the caller names who holds it.
  */
 export async function pageOf<Row, F extends string>(
   db: Database,
@@ -44,17 +45,18 @@ export async function pageOf<Row, F extends string>(
   // One row more than a chunk tells a list that fits from one that does not.
   const first = await read(db, { sort: window.sort, limit: LIST_CHUNK + 1 });
   if (first.length <= LIST_CHUNK) return { rows: first, total: first.length };
-  return streamOf(db, window, read, count);
+  return { open: (holder) => streamOf(db, window, read, count, holder) } satisfies ListStream<Row>;
 }
 
-/** The whole list in chunks, read from its start again in a snapshot. */
+/** The whole list in chunks, read from its start again in a snapshot `holder` holds. */
 export async function streamOf<Row, F extends string>(
   db: Database,
   window: ListWindow<F>,
   read: ReadRows<Row, F>,
   count: (db: Database) => Promise<number>,
+  holder: string,
 ): Promise<RowStream<Row>> {
-  const snapshot = await openListSnapshot(db);
+  const snapshot = await openListSnapshot(db, holder);
   let total: number;
   try {
     total = await count(snapshot.db);

@@ -31,6 +31,7 @@ export async function openSession(
   const expiresAt = new Date(now.getTime() + ctx.config.sessionTtlMs);
   const { isAdmin, passwordStamp } = await ctx.accountCheck.stateAtLogin(user);
   await insertSession(ctx.db, {
+    // The token carries the id; the repository stores only its digest (lib/session-id.ts).
     id,
     userUuid: user.uuid,
     storeUserId: user.storeUserId,
@@ -83,7 +84,7 @@ export async function principalFromToken(
     storeUserId: session.storeUserId,
     email: claims.email,
     roles: rolesOf(isAdmin),
-    sessionId: session.id,
+    sessionId: claims.sid,
   };
 }
 

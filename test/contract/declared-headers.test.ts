@@ -13,7 +13,10 @@ const headerOfStatus: Record<string, string> = {
   "507": "Retry-After",
 };
 
-type Operation = { responses: Record<string, { headers?: Record<string, unknown> }> };
+type Operation = {
+  parameters?: { name: string; in: string }[];
+  responses: Record<string, { headers?: Record<string, unknown> }>;
+};
 
 let server: RealServer;
 let paths: Record<string, Record<string, Operation>>;
@@ -42,6 +45,22 @@ describe("the OpenAPI document of the real server", () => {
     }
     expect(missing).toEqual([]);
     expect(checked).toBeGreaterThan(100);
+  });
+
+  test("every whole list declares its 429 (a second stream) and 503 (no slot in time), with Retry-After", () => {
+    const lists = Object.entries(paths).flatMap(([path, methods]) => {
+      const get = methods.get;
+      const query = new Set(get?.parameters?.filter((p) => p.in === "query").map((p) => p.name));
+      const pageable = query.has("page") && query.has("size");
+      return get && (pageable || path.endsWith("/null-activations")) ? [[path, get] as const] : [];
+    });
+    expect(lists.length).toBeGreaterThan(10);
+    const missing = lists.flatMap(([path, get]) =>
+      ["429", "503"]
+        .filter((status) => !get.responses[status]?.headers?.["Retry-After"])
+        .map((s) => `${path} ${s}`),
+    );
+    expect(missing).toEqual([]);
   });
 
   test("GET /health's 503 declares Retry-After", () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../src/db/transaction";
+import { sessionIdHash } from "../../src/lib/session-id";
 import * as activations from "../../src/repositories/activations";
 import { insertAdminGrant } from "../../src/repositories/admin-grants";
 import * as books from "../../src/repositories/books";
@@ -113,7 +114,10 @@ describe(`hot statements read the rows Drizzle reads (${testDialect})`, () => {
   test("a session, with its timestamps and admin flag", async () => {
     const { db } = database.handle;
     const { userSession } = db.tables;
-    const [drizzle] = await db.orm.select().from(userSession).where(eq(userSession.id, "row-mapper-session"));
+    const [drizzle] = await db.orm
+      .select()
+      .from(userSession)
+      .where(eq(userSession.id, sessionIdHash("row-mapper-session")));
     const hot = await findSession(db, "row-mapper-session");
     expect(hot).toEqual(drizzle!);
     expect(hot?.isAdmin).toBe(true);

@@ -280,16 +280,18 @@ describe("whole lists streamed", () => {
 
   test("streams beyond the slots wait for one to end, holding no connection meanwhile", async () => {
     const slots = listSnapshotSlots(db);
+    // One whole list at a time per user: each stream is another reader's.
+    const users = await Promise.all(Array.from({ length: slots + 1 }, () => t.user()));
     const readers: { cancel(): Promise<void> }[] = [];
-    for (let i = 0; i < slots; i++) {
-      const response = await t.call("GET", "/activation-qr-code", { token: admin.token });
+    for (const user of users.slice(0, slots)) {
+      const response = await t.call("GET", "/book", { token: user.token });
       const reader = response.body!.getReader();
       await reader.read();
       readers.push(reader);
     }
     expect(openListSnapshots(db)).toBe(slots);
     let answered = false;
-    const waiting = t.call("GET", "/activation-qr-code", { token: admin.token }).then((response) => {
+    const waiting = t.call("GET", "/book", { token: users[slots]!.token }).then((response) => {
       answered = true;
       return response;
     });
@@ -299,9 +301,26 @@ describe("whole lists streamed", () => {
     expect(answered).toBe(false);
     await readers.pop()!.cancel();
     const next = await waiting;
-    expect(JSON.parse((await bodyOf(next)).text)).toHaveLength(CODES);
+    expect(JSON.parse((await bodyOf(next)).text)).toHaveLength(BOOKS);
     for (const reader of readers) await reader.cancel();
     expect(openListSnapshots(db)).toBe(0);
+  });
+
+  test("a user's second whole list while the first streams: 429 with Retry-After; a page is still served", async () => {
+    const first = await t.call("GET", "/book", { token: reader.token });
+    const stream = first.body!.getReader();
+    await stream.read();
+    const second = await t.call("GET", "/book/my-books", { token: reader.token });
+    expect(second.status).toBe(429);
+    expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await second.json()) as { code: string }).code).toBe("TOO_MANY_REQUESTS");
+    const page = await t.call("GET", "/book?page=0&size=5", { token: reader.token });
+    expect(page.status).toBe(200);
+    await stream.cancel();
+    expect(openListSnapshots(db)).toBe(0);
+    const third = await t.call("GET", "/book/my-books", { token: reader.token });
+    expect(third.status).toBe(200);
+    expect(JSON.parse((await bodyOf(third)).text)).toHaveLength(HELD);
   });
 
   test("HEAD of a streamed list: its headers, and its snapshot given back", async () => {

@@ -44,11 +44,10 @@ export const getUnusedActivationQrCodesOfBook: AppRouteHandler<
 > = async (c) => {
   const { bookId } = c.req.valid("param");
   const list = await service.unusedQrCodesOfBook(c.get("deps").db, bookId);
-  const unused = { bookId, count: list.total, qrCodes: [] };
   return respondResourceWithList(
     c,
     NullActivationsResource,
-    unused,
+    (count) => ({ bookId, count, qrCodes: [] }),
     "qrCodes",
     list,
     QrCodeResource,

@@ -1,7 +1,7 @@
 import { defineRoute } from "../../http/define-route";
 import { IdParam, jsonBody } from "../../http/openapi";
 import { listContent, locationHeader, resourceContent } from "../../http/respond";
-import { countRoute, listRoute } from "../../http/route-shapes";
+import { countRoute, listRoute, WHOLE_LIST_RULES } from "../../http/route-shapes";
 import { listHeaders } from "../../http/sort-and-page";
 import { qrCodeSortFields } from "../../repositories/qr-codes";
 import * as schemas from "./qr-codes.schemas";
@@ -68,11 +68,10 @@ export const getUnusedActivationQrCodesOfBook = defineRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}/null-activations",
   operationId: "getUnusedActivationQrCodesOfBook",
   summary: "A book's codes that no activation was ever made from",
-  description:
-    "The codes that were never redeemed. A code whose activations were all deleted is not among them, although its activationCount is back to 0.",
+  description: `The codes that were never redeemed. A code whose activations were all deleted is not among them, although its activationCount is back to 0. ${WHOLE_LIST_RULES}`,
   tags,
   request: { params: schemas.BookIdParam },
-  errors: ["NOT_FOUND"],
+  errors: ["NOT_FOUND", "TOO_MANY_REQUESTS"],
   responses: {
     200: resourceContent(schemas.NullActivationsResource, "The unused codes and how many there are"),
   },
