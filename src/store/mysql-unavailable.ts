@@ -3,49 +3,6 @@
 // fault to see. One list for both readers of the shop: its users (wordpress.ts) and its orders
 // (woocommerce.ts).
 
-// Errors that mean "the store cannot serve us right now", as opposed to a bug or a misconfigured
-// table: connection failures, timeouts, refused logins, server overload or shutdown.
-const UNAVAILABLE_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "EPIPE",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "PROTOCOL_CONNECTION_LOST",
-  "PROTOCOL_SEQUENCE_TIMEOUT",
-  "ER_ACCESS_DENIED_ERROR",
-  "ER_DBACCESS_DENIED_ERROR",
-  "ER_BAD_DB_ERROR",
-  "ER_CON_COUNT_ERROR",
-  "ER_TOO_MANY_USER_CONNECTIONS",
-  "ER_USER_LIMIT_REACHED",
-  "ER_HOST_IS_BLOCKED",
-  "ER_HOST_NOT_PRIVILEGED",
-  "ER_SERVER_SHUTDOWN",
-  "ER_CONNECTION_KILLED",
-  "ER_QUERY_INTERRUPTED",
-  "ER_LOCK_WAIT_TIMEOUT",
-  "ER_LOCK_DEADLOCK",
-  "ER_OPTION_PREVENTS_STATEMENT",
-  "ER_NET_READ_ERROR",
-  "ER_NET_READ_INTERRUPTED",
-  "ER_NET_ERROR_ON_WRITE",
-  "ER_NET_WRITE_INTERRUPTED",
-]);
-
-export function isUnavailable(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const { code, fatal } = error as { code?: unknown; fatal?: unknown };
-  // mysql2 marks errors that killed the connection (network, protocol) as fatal.
-  return fatal === true || UNAVAILABLE_CODES.has(String(code ?? ""));
-}
-
-export type StoreFailure = "credentials refused" | "cannot be reached" | "answered with an error";
-
 /** Refusals of the login itself: the user, its password, its host or its rights on the database. */
 const CREDENTIALS_REFUSED = new Set([
   "ER_ACCESS_DENIED_ERROR",
@@ -70,6 +27,37 @@ const UNREACHABLE = new Set([
   "PROTOCOL_CONNECTION_LOST",
   "PROTOCOL_SEQUENCE_TIMEOUT",
 ]);
+
+// Errors that mean "the store cannot serve us right now", as opposed to a bug or a misconfigured
+// table: connection failures, timeouts, refused logins, server overload or shutdown.
+const UNAVAILABLE_CODES = new Set([
+  ...UNREACHABLE,
+  ...CREDENTIALS_REFUSED,
+  "ER_BAD_DB_ERROR",
+  "ER_CON_COUNT_ERROR",
+  "ER_TOO_MANY_USER_CONNECTIONS",
+  "ER_USER_LIMIT_REACHED",
+  "ER_HOST_IS_BLOCKED",
+  "ER_SERVER_SHUTDOWN",
+  "ER_CONNECTION_KILLED",
+  "ER_QUERY_INTERRUPTED",
+  "ER_LOCK_WAIT_TIMEOUT",
+  "ER_LOCK_DEADLOCK",
+  "ER_OPTION_PREVENTS_STATEMENT",
+  "ER_NET_READ_ERROR",
+  "ER_NET_READ_INTERRUPTED",
+  "ER_NET_ERROR_ON_WRITE",
+  "ER_NET_WRITE_INTERRUPTED",
+]);
+
+export function isUnavailable(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, fatal } = error as { code?: unknown; fatal?: unknown };
+  // mysql2 marks errors that killed the connection (network, protocol) as fatal.
+  return fatal === true || UNAVAILABLE_CODES.has(String(code ?? ""));
+}
+
+export type StoreFailure = "credentials refused" | "cannot be reached" | "answered with an error";
 
 /**
  * The log fields of an unavailable store, for the operator (the client's 503 is the same either
