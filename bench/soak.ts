@@ -129,6 +129,8 @@ interface Seeded {
   adminToken: string;
   readers: { email: string; token: string }[];
   redeemers: string[];
+  /** Accounts only the login clients use. */
+  loginEmails: string[];
   bookIds: number[];
   codes: string[];
   cursor: { codeCursor: number };
@@ -171,6 +173,9 @@ async function seed(base: string, server: Server): Promise<Seeded> {
   };
   const readers = await registerAll("soak-reader", READERS);
   const redeemers = await registerAll("soak-redeemer", REDEEMERS);
+  // Logins go to accounts of their own: a user holds at most 100 sessions, so a reader logging in
+  // all run long would end the session its reads use.
+  const loginAccounts = await registerAll("soak-login", READERS);
   for (const [r, reader] of readers.entries()) {
     for (let b = 0; b < BOOKS_PER_READER; b++) {
       await post(
@@ -194,6 +199,7 @@ async function seed(base: string, server: Server): Promise<Seeded> {
     adminToken,
     readers: readers.map(({ email, token }) => ({ email, token })),
     redeemers: redeemers.map((r) => r.token),
+    loginEmails: loginAccounts.map(({ email }) => email),
     bookIds,
     codes,
     cursor: { codeCursor: 0 },
@@ -265,7 +271,10 @@ async function drive(
           {
             method: "POST",
             headers: { "Content-Type": "application/json" },
-            body: JSON.stringify({ email: reader.email, password: PASSWORD }),
+            body: JSON.stringify({
+              email: seeded.loginEmails[n % seeded.loginEmails.length],
+              password: PASSWORD,
+            }),
           },
         ];
     }

@@ -48,12 +48,15 @@ export async function readStorage(databaseUrl: string, dataDir: string): Promise
   }
 }
 
-/** Files under the shard folders, by name (their sha256). */
+/**
+ * Blob files under the shard folders, by name (their sha256). The owner markers beside them
+ * (`<sha256>.owner-<deployment id>`, README "Storage") are not blobs and are left out.
+ */
 function publishedFiles(dataDir: string): Set<string> {
   const root = join(dataDir, "blobs");
   const files = new Set<string>();
   for (const shard of readdirSync(root).filter((name) => /^[0-9a-f]{2}$/.test(name)))
-    for (const name of readdirSync(join(root, shard))) files.add(name);
+    for (const name of readdirSync(join(root, shard))) if (/^[0-9a-f]{64}$/.test(name)) files.add(name);
   return files;
 }
 
