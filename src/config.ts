@@ -159,7 +159,7 @@ const EnvSchema = z
     SESSION_IDLE_TIMEOUT: duration(
       "14d",
       2 * SESSION_TOUCH_INTERVAL_MS,
-      "2m: a session's last use is recorded at most once a minute, so a shorter timeout could end sessions in use",
+      "2m: a session in use records its last use at least once a minute, so a shorter timeout could end sessions in use",
     ),
     SESSION_CLEANUP_CRON: z
       .string()

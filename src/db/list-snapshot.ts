@@ -18,6 +18,7 @@ import type { Database } from "#db";
 import { Slots } from "../lib/slots";
 import { LIST_SLOT_WAIT_MS, ListStreamRefused } from "../lib/stream-limits";
 import { SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
+import * as sqliteSchema from "./schema/sqlite";
 
 export interface ListSnapshot {
   /** A handle whose reads all see the database as it was when the snapshot's first read ran. */
@@ -157,9 +158,6 @@ interface SqliteClient {
 
 function openSqliteSnapshot(db: Database): { db: Database; end(): Promise<void> } {
   const { filename } = (db.orm as unknown as { $client: SqliteClient }).$client;
-  // An in-memory database has no file another connection could open: its lists are read on the
-  // main connection, without a snapshot (only tests and throwaway servers use one).
-  if (filename === "" || filename === ":memory:") return { db, end: async () => undefined };
   const connection = new SqliteConnection(filename, { strict: true, create: false });
   try {
     connection.exec("PRAGMA query_only = ON");
@@ -170,7 +168,8 @@ function openSqliteSnapshot(db: Database): { db: Database; end(): Promise<void> 
     connection.close();
     throw error;
   }
-  const orm = drizzleSqlite({ client: connection, schema: db.tables as never });
+  // The tables a SQLite handle carries (db/client.ts), typed as SQLite's whichever dialect "#db" names.
+  const orm = drizzleSqlite({ client: connection, schema: sqliteSchema.tables });
   return {
     db: { ...db, orm: orm as unknown as Database["orm"] },
     async end() {

@@ -45,11 +45,6 @@ export function migrateSqlite(
   databasePath: string,
   migrationsFolder = `${migrationsRoot}sqlite`,
 ): void {
-  if (databasePath === ":memory:") {
-    migrateSqliteSchema(orm, { migrationsFolder });
-    hashRawSessionIdsSqlite(orm);
-    return;
-  }
   const lock = new SqliteConnection(`${databasePath}.migration-lock`, { create: true });
   try {
     lock.exec(`PRAGMA busy_timeout = ${MIGRATION_LOCK_WAIT_MS}`);

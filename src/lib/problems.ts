@@ -124,7 +124,7 @@ export interface Problem {
   requestId?: string;
 }
 
-/** An expected failure: thrown anywhere, answered by the one error mapper in app.ts. */
+/** An expected failure: thrown anywhere, answered by the one error mapper (http/error-handler.ts). */
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: ProblemStatus;
@@ -158,7 +158,6 @@ export class AppError extends Error {
 
 export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} was not found.`);
 export const forbidden = (detail = "You may not do this.") => new AppError("FORBIDDEN", detail);
-export const conflict = (detail: string) => new AppError("CONFLICT", detail);
 export const validationFailed = (path: string, message: string) =>
   new AppError("VALIDATION_FAILED", `${path}: ${message}`, { errors: [{ path, message }] });
 

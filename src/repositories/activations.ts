@@ -148,7 +148,7 @@ export function deleteActivation(db: Database, id: number): Promise<ActivationRo
 
 /**
  * Joins a book's newest version (API.md §4: the highest versionCode among the versions with an
- * archive — the rule of findNewestVersions), so a list of books needs no query per book.
+ * archive — the rule of findNewestVersion), so a list of books needs no query per book.
  */
 function isNewestVersion(db: Database): SQL {
   const { book, bookVersion } = db.tables;
