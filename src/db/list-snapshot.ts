@@ -34,7 +34,7 @@ const SQLITE_SNAPSHOTS = 4;
  * Snapshots a Postgres pool of `poolMax` connections lends to streams: a quarter, at least one,
  * so that the other requests keep most of the pool while lists stream.
  */
-export function postgresSnapshotsOf(poolMax: number): number {
+function postgresSnapshotsOf(poolMax: number): number {
   return Math.max(1, Math.floor(poolMax / 4));
 }
 

@@ -54,7 +54,7 @@ const wwwAuthenticate: Record<string, ProblemHeader> = {
  * source for the mapper, for `AppError` and for the error responses of the OpenAPI document;
  * `satisfies` makes a code without a definition a compile error.
  */
-export const errorDefinitions = {
+const errorDefinitions = {
   NOT_FOUND: { status: 404, title: "Not Found" },
   METHOD_NOT_ALLOWED: {
     status: 405,

@@ -206,7 +206,7 @@ const heldBooksStatement = preparedPer((db) => {
 export const myBookSortFields = ["activatedAt", "title"] as const;
 export type MyBookSortField = (typeof myBookSortFields)[number];
 
-export function myBookSortColumns({ activation, book }: Database["tables"]) {
+function myBookSortColumns({ activation, book }: Database["tables"]) {
   return {
     activatedAt: activation.createdAt,
     title: book.title,
