@@ -1,4 +1,4 @@
-// The layering DESIGN.md promises, read from the imports of src/: requests flow
+// The layering of README, Layout, read from the imports of src/: requests flow
 // routes → http → services → repositories → db, lib is the floor (it imports nothing of src/
 // outside itself), db knows no HTTP, and no module imports itself back through others. A new
 // upward import or cycle fails here with the files that make it.
