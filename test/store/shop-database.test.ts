@@ -43,7 +43,9 @@ describe.if(requireStoreServer())("a statement past its timeout, on MariaDB", ()
 
   test("mysql2: the timeout rejects, and the connection, released, makes the next statement wait for the rest of the old one with no timer of its own", async () => {
     const connection = await pool.getConnection();
-    const sleeping = await timed(connection.execute({ sql: `SELECT SLEEP(${SLEEP_S})`, timeout: TIMEOUT_MS }));
+    const sleeping = await timed(
+      connection.execute({ sql: `SELECT SLEEP(${SLEEP_S})`, timeout: TIMEOUT_MS }),
+    );
     expect(sleeping.ms).toBeLessThan(SLEEP_S * 1000);
     expect(sleeping.error).toMatchObject({ code: "PROTOCOL_SEQUENCE_TIMEOUT" });
     // Not marked fatal: mysql2 neither closes the connection nor takes the statement off it.
