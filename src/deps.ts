@@ -17,7 +17,7 @@ export interface Deps {
   blobs: BlobStore;
   clock: Clock;
   logger: Logger;
-  /** SHOP_ORDERS=on: WooCommerce orders grant books (API.md §7); undefined when off. */
+  /** SHOP_ORDERS=on: WooCommerce orders grant books (README, Shop orders); undefined when off. */
   shop?: ShopSync;
   /** The resolved HS256 secret (config.jwtSecret or the one generated into DATA_DIR). */
   jwtSecret: string;

@@ -1,4 +1,4 @@
-// Blobs in an S3-compatible bucket (STORAGE=s3, API.md §8), through Bun's built-in S3Client.
+// Blobs in an S3-compatible bucket (STORAGE=s3, README, Storage), through Bun's built-in S3Client.
 // An upload is spooled and checked in a local temp file exactly as on disk, then written to
 // `<prefix>blobs/<sha256>` (multipart, a few parts in memory at most) before the caller records
 // any row: a crash at any step leaves at most an object no row names, which the cleanup job
