@@ -5,6 +5,7 @@ import { z } from "zod";
 import { PASSWORD_HASH_COST } from "./auth/passwords";
 import { type AddressRange, parseAddressRange } from "./lib/ip-address";
 import type { LogLevel } from "./lib/logger";
+import { SQL_IDENTIFIER, SQL_IDENTIFIER_RULE } from "./lib/sql-identifier";
 import { trimEndChars } from "./lib/trim";
 
 const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -145,14 +146,8 @@ const EnvSchema = z
       .string()
       .regex(/^mysql:\/\//, "must start with mysql://")
       .optional(),
-    STORE_TABLE_PREFIX: z
-      .string()
-      .regex(/^[A-Za-z0-9_]+$/, "may hold only letters, digits and underscores")
-      .default("wp_"),
-    STORE_UUID_META_KEY: z
-      .string()
-      .regex(/^[A-Za-z0-9_]+$/, "may hold only letters, digits and underscores")
-      .default("_bookdist_uuid"),
+    STORE_TABLE_PREFIX: z.string().regex(SQL_IDENTIFIER, SQL_IDENTIFIER_RULE).default("wp_"),
+    STORE_UUID_META_KEY: z.string().regex(SQL_IDENTIFIER, SQL_IDENTIFIER_RULE).default("_bookdist_uuid"),
     JWT_SECRET: z.string().refine(isStrongSecret, STRONG_SECRET_RULE).optional(),
     JWT_ISSUER: z.string().min(1).default("bookdist"),
     SESSION_TTL: duration("30d"),
