@@ -292,7 +292,7 @@ function castsIn(pattern: RegExp): Map<string, number> {
  */
 const CASTS_THROUGH_UNKNOWN_LEFT: Record<string, number> = {
   "db/client.ts": 3,
-  "db/list-snapshot.ts": 4,
+  "db/list-snapshot.ts": 2,
   "db/prepared.ts": 2,
   "db/rows.ts": 1,
   "db/transaction.ts": 1,

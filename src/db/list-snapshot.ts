@@ -51,8 +51,15 @@ interface PostgresPool {
   options?: { max?: number };
 }
 
+/**
+ * The connection (SQLite) or pool (Postgres: Bun's SQL, a function) under the handle openDatabase
+ * made; a transaction's handle has none.
+ */
 function clientOf(db: Database): object {
-  return (db.orm as unknown as { $client: object }).$client;
+  const orm: object = db.orm;
+  const client = "$client" in orm ? orm.$client : undefined;
+  if (typeof client === "function" || (typeof client === "object" && client !== null)) return client;
+  throw new TypeError("a list snapshot needs the database's own handle, not a transaction's");
 }
 
 function gateOf(db: Database): SnapshotGate {
@@ -152,12 +159,11 @@ function openPostgresSnapshot(db: Database): Promise<{ db: Database; end(): Prom
   });
 }
 
-interface SqliteClient {
-  readonly filename: string;
-}
-
 function openSqliteSnapshot(db: Database): { db: Database; end(): Promise<void> } {
-  const { filename } = (db.orm as unknown as { $client: SqliteClient }).$client;
+  const client = clientOf(db);
+  if (!(client instanceof SqliteConnection))
+    throw new TypeError("a SQLite handle without a bun:sqlite connection");
+  const { filename } = client;
   const connection = new SqliteConnection(filename, { strict: true, create: false });
   try {
     connection.exec("PRAGMA query_only = ON");
