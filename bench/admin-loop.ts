@@ -1,7 +1,7 @@
 // Admin work and the event loop (issue 26, finding 5): how long each heavy admin request holds the
 // real server's loop, seen by a probe that GETs /health every 10 ms while the request runs. The
 // probe's longest wait is the longest the loop was held (plus one /health); its p99 is what any
-// other client meets meanwhile. Targets (DESIGN.md "Data at a publisher's scale"): no hold over
+// other client meets meanwhile. Targets: no hold over
 // 50 ms, /health p99 under 100 ms while the 10,000-code sheet renders.
 // Run: bun bench/admin-loop.ts   (SQLite; BENCH_DATABASE_URL=postgres://… for Postgres; ~1 min)
 import { rmSync } from "node:fs";

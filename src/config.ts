@@ -245,7 +245,7 @@ const EnvSchema = z
         message: "is required when STORE_DRIVER=wordpress",
       });
     }
-    // Metrics are never served on the public port (API.md §8).
+    // Metrics are never served on the public port (README, Metrics).
     if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
       ctx.addIssue({ code: "custom", path: ["METRICS_PORT"], message: "must differ from PORT" });
     }
@@ -279,7 +279,7 @@ function isCronPattern(pattern: string): boolean {
 export interface Config {
   port: number;
   host: string;
-  /** The Prometheus listener's port (API.md §8); undefined: no metrics listener. */
+  /** The Prometheus listener's port (README, Metrics); undefined: no metrics listener. */
   metricsPort: number | undefined;
   metricsHost: string;
   publicUrl: string | undefined;
@@ -312,11 +312,11 @@ export interface Config {
   corsOrigins: string[];
   logLevel: LogLevel;
   throttle: boolean;
-  /** Peers whose X-Forwarded-For / Forwarded are believed (API.md §3); empty: none. */
+  /** Peers whose X-Forwarded-For / Forwarded are believed (README, Configuration); empty: none. */
   trustedProxies: readonly AddressRange[];
   /** After SIGTERM, how long in-flight requests may run before their connections are closed. */
   shutdownGraceMs: number;
-  /** API.md §7: paid WooCommerce orders grant books (STORE_DRIVER=wordpress only). */
+  /** README, Shop orders: paid WooCommerce orders grant books (STORE_DRIVER=wordpress only). */
   shopOrders: boolean;
   /** Statuses (as stored, with `wc-`) in which an order counts as paid. */
   shopPaidStatuses: string[];
@@ -325,7 +325,7 @@ export interface Config {
   shopWebhookSecret: string | undefined;
   /** claim: a guest order waits for POST /shop/claim with its order key; ignore: it grants nothing. */
   shopGuestOrders: "claim" | "ignore";
-  /** Where uploaded files live: DATA_DIR/blobs, or an S3-compatible bucket (API.md §8). */
+  /** Where uploaded files live: DATA_DIR/blobs, or an S3-compatible bucket (README, Storage). */
   storage: StorageConfig;
 }
 

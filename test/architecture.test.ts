@@ -1,4 +1,4 @@
-// The layering DESIGN.md promises, read from the imports of src/: requests flow
+// The layering of README, Layout, read from the imports of src/: requests flow
 // routes → http → services → repositories → db, lib is the floor (it imports nothing of src/
 // outside itself), db knows no HTTP, and no module imports itself back through others. A new
 // upward import or cycle fails here with the files that make it.
@@ -287,5 +287,34 @@ describe("no import cycles", () => {
     const app = graph.get("app.ts")?.map(({ target }) => target) ?? [];
     expect(app).toContain("routes/index.ts");
     expect(app).toContain("hono/cors");
+  });
+});
+
+describe("no citations of files outside the repository", () => {
+  // The repository is what a reader has: a comment cites a README section or an operationId, or
+  // states its rule. These names are of documents that were never part of it.
+  const OUTSIDE = /\b(?:API|DESIGN|STYLE|WORDPRESS|WOOCOMMERCE)\.md\b/;
+  // Descriptions that are text of the OpenAPI document, which this rule may not change by itself:
+  // each goes when a change to the document rewrites it. Nothing may join this list.
+  const IN_THE_DOCUMENT = [
+    "http/download-docs.ts:59",
+    "routes/activations/activations.schemas.ts:38",
+    "routes/docs.ts:69",
+    "routes/shop-products/shop-products.routes.ts:43",
+  ];
+
+  test("no file of src/ names API.md, DESIGN.md, STYLE.md, WORDPRESS.md or WOOCOMMERCE.md", () => {
+    const citing = files.flatMap((file) =>
+      readFileSync(join(srcDir, file), "utf8")
+        .split("\n")
+        .flatMap((line, index) => (OUTSIDE.test(line) ? [`${file}:${index + 1}`] : [])),
+    );
+    expect(citing.sort()).toEqual(IN_THE_DOCUMENT);
+  });
+
+  test("the rule sees a citation (guards the test itself)", () => {
+    expect(OUTSIDE.test("// see API.md §1")).toBe(true);
+    expect(OUTSIDE.test('// (DESIGN.md "Files")')).toBe(true);
+    expect(OUTSIDE.test("// README, Shop orders")).toBe(false);
   });
 });

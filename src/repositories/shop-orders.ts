@@ -122,8 +122,8 @@ export async function deleteGrant(tx: Database, id: number): Promise<void> {
 
 /**
  * Other paid orders' lines that found one of these books held by one of these users (by an
- * activation this order may take back), the oldest first: the first grants the book again (README
- * "Shop orders"). The current order is not a candidate.
+ * activation this order may take back), the oldest first: the first grants the book again (README,
+ * Shop orders). The current order is not a candidate.
  */
 export async function heldElsewhere(
   tx: Database,

@@ -1,6 +1,7 @@
 // SHOP_ORDERS=on: the shop's orders, read (never written) from its WooCommerce tables in the
-// WordPress MySQL/MariaDB database (WOOCOMMERCE.md). Which storage holds them — HPOS `wc_orders`
-// or legacy `posts` — is read from wp_options at each sync: a shop may switch at any time.
+// WordPress MySQL/MariaDB database (README, Shop orders). Which storage holds them — HPOS
+// `wc_orders` or legacy `posts` — is read from wp_options at each sync: a shop may switch at any
+// time.
 
 import mysql, { type Pool, type RowDataPacket } from "mysql2/promise";
 import { AppError } from "../lib/problems";

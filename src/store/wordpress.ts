@@ -1,6 +1,7 @@
 // STORE_DRIVER=wordpress: the shop's own users, read and written in its WordPress/WooCommerce
-// MySQL/MariaDB database (WORDPRESS.md). WordPress guards nothing with unique indexes, so every
-// check-then-insert here runs under a named lock (GET_LOCK) that all bookdist instances share.
+// MySQL/MariaDB database (README, Users from a WordPress/WooCommerce shop). WordPress guards
+// nothing with unique indexes, so every check-then-insert here runs under a named lock (GET_LOCK)
+// that all bookdist instances share.
 import { createHash } from "node:crypto";
 import { eq, or } from "drizzle-orm";
 import mysql, {
