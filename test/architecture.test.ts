@@ -215,11 +215,8 @@ const tableUse = new Map(
     }),
 );
 
-/**
- * Tables the store's own code may touch: the embedded store's user tables, and (until
- * repositories/store-user-links.ts holds its queries) the link of a store user to its uuid.
- */
-const STORE_TABLES = new Set(["storeUser", "storeUsermeta", "storeUserLink"]);
+/** Tables the store's own code may touch: the embedded store's user tables. */
+const STORE_TABLES = new Set(["storeUser", "storeUsermeta"]);
 
 /** Tables no repository writes, and who does. */
 const WRITTEN_ELSEWHERE: Record<string, string> = {
@@ -227,7 +224,6 @@ const WRITTEN_ELSEWHERE: Record<string, string> = {
   bookQrCodeCount: "the row-count triggers (migration 0004)",
   storeUser: "the embedded store",
   storeUsermeta: "the embedded store",
-  storeUserLink: "the stores, until repositories/store-user-links.ts holds its queries",
 };
 
 describe("one repository per table", () => {
