@@ -140,7 +140,9 @@ describe.if(onlyIn(testDialect === "sqlite", "SQLite read snapshots: run without
   },
 );
 
-describe.if(testDialect === "sqlite")("the end of a turn's snapshot (SQLite)", () => {
+describe.if(
+  onlyIn(testDialect === "sqlite", "the end of a SQLite turn's snapshot: runs without TEST_DATABASE_URL"),
+)("the end of a turn's snapshot (SQLite)", () => {
   test("a snapshot that cannot be ended is logged, and the process goes on", async () => {
     const lines: string[] = [];
     const database = await createTestDatabase({ logger: createLogger("error", (line) => lines.push(line)) });

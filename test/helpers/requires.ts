@@ -1,23 +1,36 @@
 // Tests that need something from outside the project (a program, a server, root, the spec beside
 // it) ask here first, once per file, and pass the answer to `describe.if` / `test.if`. A fresh
-// clone on a machine with only Node.js must pass, so a missing need skips those tests with a
-// one-line reason; under CI (CI set) it is a failure instead, so CI still proves every test.
-import { test } from "bun:test";
+// clone on a machine with only Node.js must pass, so a missing need skips those tests; under CI
+// (CI set) it is a failure instead, so CI still proves every test.
+//
+// Every skipped test says why on its own line: the preload (preload.ts) has `.if` append the
+// reasons its file was given here so far to the name of each test it skips, so Bun's own `(skip)`
+// line reads `(skip) <name> [skip: <reason>]` and a run prints as many reasons as it counts skips.
+// An `.if` that skips in a file given no reason registers a failing test instead.
+import { describe, it, test } from "bun:test";
 
 const inCi = Boolean(process.env.CI);
 
+/** The reasons each test file (`Bun.main` while it loads and runs) was given to skip. */
+const reasonsByFile = new Map<string, string[]>();
+
+function recordReason(reason: string): void {
+  const reasons = reasonsByFile.get(Bun.main) ?? [];
+  if (!reasons.includes(reason)) reasons.push(reason);
+  reasonsByFile.set(Bun.main, reasons);
+}
+
 /**
- * Whether the tests needing something run: true when it is `available`. Otherwise prints
- * `skip: <reason>`, or under CI registers a failing test that gives the reason.
+ * Whether the tests needing something run: true when it is `available`. Otherwise each test it
+ * skips gives the reason, or under CI a failing test does.
  */
 export function requires(available: boolean, reason: string): boolean {
   if (available) return true;
+  recordReason(reason);
   if (inCi) {
     test(`requires: ${reason}`, () => {
       throw new Error(`${reason}: CI is set, so every test must run`);
     });
-  } else {
-    console.log(`skip: ${reason}`);
   }
   return false;
 }
@@ -30,10 +43,39 @@ export function requireTool(names: string | string[], debianPackage: string): bo
 
 /**
  * Tests of one variant of the suite (SQLite or Postgres, a server given or not): true when this
- * run is that variant; otherwise prints `skip: <reason>`. Never a failure under CI, which runs
- * every variant (.ci/run).
+ * run is that variant; otherwise each test it skips gives the reason. Never a failure under CI,
+ * which runs every variant (.ci/run).
  */
 export function onlyIn(variant: boolean, reason: string): boolean {
-  if (!variant) console.log(`skip: ${reason}`);
+  if (!variant) recordReason(reason);
   return variant;
+}
+
+type Register = (name: string, ...rest: never[]) => unknown;
+type Conditional = { if(condition: unknown): Register };
+
+/**
+ * Makes `.if` of Bun's `describe`, `test` and `it` name the reason of every test it skips (see
+ * the top of this file). Bun lets these be replaced (test/ops/skips.test.ts fails by name if an
+ * upgrade stops it).
+ */
+export function nameSkipReasons(): void {
+  for (const registrar of new Set<Conditional>([describe, test, it])) {
+    const original = registrar.if.bind(registrar);
+    registrar.if = (condition: unknown) => {
+      if (condition) return original(condition);
+      const skip = original(false);
+      return (name: string, ...rest: never[]) => {
+        const reasons = reasonsByFile.get(Bun.main);
+        if (reasons === undefined) {
+          test(`skipped without a reason: ${name}`, () => {
+            throw new Error(
+              "a test skips only by an .if fed by requires(), requireTool() or onlyIn(), which give the reason",
+            );
+          });
+        }
+        return skip(`${name} [skip: ${reasons?.join("; ") ?? "no reason given"}]`, ...rest);
+      };
+    };
+  }
 }
