@@ -10,6 +10,12 @@
 import { describe, it, test } from "bun:test";
 
 const inCi = Boolean(process.env.CI);
+/**
+ * `bun run test:fast` (package.json sets TEST_FAST=1): every test that needs something from
+ * outside the project — Ceph, a browser, Java, any program or server asked for here — is left to
+ * the full run, so the fast run is the in-process app and the servers it starts itself.
+ */
+const fastRun = process.env.TEST_FAST === "1";
 
 /** The reasons each test file (`Bun.main` while it loads and runs) was given to skip. */
 const reasonsByFile = new Map<string, string[]>();
@@ -25,6 +31,8 @@ function recordReason(reason: string): void {
  * skips gives the reason, or under CI a failing test does.
  */
 export function requires(available: boolean, reason: string): boolean {
+  if (fastRun)
+    return onlyIn(false, "test:fast runs nothing that needs a program or server from outside the project");
   if (available) return true;
   recordReason(reason);
   if (inCi) {

@@ -63,7 +63,9 @@ test.if(false)("silent", () => {});
 
   /** `bun test` of one file there, with the suite's preload and `CI` as given. */
   async function run(file: string, ci: boolean): Promise<{ output: string; code: number }> {
-    const env: Record<string, string | undefined> = { ...process.env, CI: ci ? "true" : undefined };
+    // Neither this run's CI nor test:fast's flag: the child's answers depend on `ci` alone.
+    const { CI: _ci, TEST_FAST: _fast, ...inherited } = process.env;
+    const env = ci ? { ...inherited, CI: "true" } : inherited;
     const child = Bun.spawn(
       ["bun", "test", "--preload", join(testDir, "helpers", "preload.ts"), `./${file}`],
       {
