@@ -43,6 +43,19 @@ export function requires(available: boolean, reason: string): boolean {
   return false;
 }
 
+/**
+ * Tests that start the real server (`bun src/index.ts`) as a process of their own: true but in
+ * test:fast, which keeps to the in-process app and leaves them, with their reason, to the full run.
+ */
+export function startsRealServer(): boolean {
+  return onlyIn(!fastRun, "test:fast keeps to the in-process app: tests of a real server are the full run's");
+}
+
+/** For the helpers that start a real server: in test:fast, a test that did not ask fails by name. */
+export function refuseRealServerInFastRun(): void {
+  if (fastRun) throw new Error("test:fast starts no real server: gate this test with startsRealServer()");
+}
+
 /** Programs on PATH, all from one Debian package: whether the tests needing them run. */
 export function requireTool(names: string | string[], debianPackage: string): boolean {
   const missing = [names].flat().filter((name) => Bun.which(name) === null);
