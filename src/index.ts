@@ -80,7 +80,7 @@ try {
     listSnapshotsOpen: () => openListSnapshots(database.db),
     listSnapshotSlots: () => listSnapshotSlots(database.db),
   });
-  // Its own listener, never the public one (API.md §8); unset METRICS_PORT: none.
+  // Its own listener, never the public one (README, Metrics); unset METRICS_PORT: none.
   let metricsServer: ReturnType<typeof startMetricsServer> | undefined;
   try {
     if (config.metricsPort !== undefined)

@@ -147,7 +147,7 @@ export function deleteActivation(db: Database, id: number): Promise<ActivationRo
 }
 
 /**
- * Joins a book's newest version (API.md §4: the highest versionCode among the versions with an
+ * Joins a book's newest version (the highest versionCode among the versions with an
  * archive — the rule of findNewestVersions), so a list of books needs no query per book.
  */
 function isNewestVersion(db: Database): SQL {
@@ -183,7 +183,7 @@ function heldBooksQuery(db: Database, userUuid: string | Placeholder, keyset?: S
     .$dynamic();
 }
 
-/** The shelf's order unless sorted (API.md); of two activations in one millisecond, the later one. */
+/** Unsorted, the shelf is newest activation first; of two in one millisecond, the later one. */
 function newestActivationFirst({ tables: { activation } }: Database): SortTerm<HeldBookRow>[] {
   return [
     { column: activation.createdAt, direction: "desc", valueIn: (row) => row.activation.createdAt },

@@ -122,7 +122,8 @@ export async function deleteGrant(tx: Database, id: number): Promise<void> {
 
 /**
  * Another paid order's line that found the book already held (by an activation just revoked), the
- * oldest first: it grants the book again (API.md §7). The current order is not a candidate.
+ * oldest first: it grants the book again (README, Shop orders). The current order is not a
+ * candidate.
  */
 export async function heldElsewhere(
   tx: Database,

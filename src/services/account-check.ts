@@ -1,4 +1,4 @@
-// A token proves a session, not a role (DESIGN.md "Sessions and jobs"): every session re-reads its
+// A token proves a session, not a role: every session re-reads its
 // account from the store and the admin grants at least every RECHECK_INTERVAL_MS, so a demotion,
 // a revoked grant, a deleted account or a password changed in the shop reaches live tokens within
 // a minute on every instance.

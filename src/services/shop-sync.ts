@@ -1,7 +1,8 @@
-// API.md §7: paid WooCommerce orders grant books, refunds and cancellations take them back. The
-// shop's database is the only truth (webhooks only say "look at this order now"). Each order is
-// reconciled under a claim (one instance at a time), read from the shop outside any transaction,
-// and its grants brought to what the order says now in one transaction of bookdist's database.
+// README, Shop orders: paid WooCommerce orders grant books, refunds and cancellations take them
+// back. The shop's database is the only truth (webhooks only say "look at this order now"). Each
+// order is reconciled under a claim (one instance at a time), read from the shop outside any
+// transaction, and its grants brought to what the order says now in one transaction of bookdist's
+// database.
 import type { Database } from "#db";
 import type { Config } from "../config";
 import { withTransaction } from "../db/transaction";

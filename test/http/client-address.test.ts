@@ -1,5 +1,5 @@
-// The client address of API.md §3 (finding 6): unit tests of the parsing and keying, then the real
-// server (its own process, TCP peer 127.0.0.1) with and without TRUSTED_PROXIES.
+// The client address (README, Configuration; finding 6): unit tests of the parsing and keying, then
+// the real server (its own process, TCP peer 127.0.0.1) with and without TRUSTED_PROXIES.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

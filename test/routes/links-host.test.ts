@@ -1,4 +1,4 @@
-// API.md §1 (HAL): links are absolute from PUBLIC_URL, root-relative without it, and never carry a
+// HAL links are absolute from PUBLIC_URL, root-relative without it, and never carry a
 // host taken from the request — a forged `Host: evil.example` must not turn `next` links, HAL
 // `_links`, `Location` or an APK's `downloadUrl` into URLs that send a client's token elsewhere.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,10 +1,11 @@
-// Throttles are exact under concurrency (API.md §4): attempts in flight count against a limit until
-// they end, so a parallel burst of N wrong guesses against a limit of 10 is answered with at most
-// 10 evaluations and the rest 429 — logins, HTTP Basic and redemptions alike — while a success
-// gives its slot back, so a holder's retries of a valid code (or a user's logins) never meet a 429
-// caused by their own successes. Through the real server with THROTTLE on, on the dialect the run
-// uses (Postgres when TEST_DATABASE_URL is set). Each test is a client of its own (X-Forwarded-For
-// from a trusted proxy), so one test's failures never use up another's per-address limits.
+// Throttles are exact under concurrency (README, Configuration): attempts in flight count against a
+// limit until they end, so a parallel burst of N wrong guesses against a limit of 10 is answered
+// with at most 10 evaluations and the rest 429 — logins, HTTP Basic and redemptions alike — while a
+// success gives its slot back, so a holder's retries of a valid code (or a user's logins) never
+// meet a 429 caused by their own successes. Through the real server with THROTTLE on, on the
+// dialect the run uses (Postgres when TEST_DATABASE_URL is set). Each test is a client of its own
+// (X-Forwarded-For from a trusted proxy), so one test's failures never use up another's per-address
+// limits.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { grantAdminWithCli } from "../helpers/admin-cli";
 import { testDialect } from "../helpers/databases";
