@@ -13,9 +13,9 @@ import { createLogger, describeError } from "./lib/logger";
 import { watchPool } from "./metrics/registry";
 import { startMetricsServer } from "./metrics/server";
 import { openDeployment } from "./repositories/deployment";
+import { openShop } from "./services/open-shop";
 import { createBlobStore } from "./storage/create-blob-store";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
-import { openShop } from "./store/open-shop";
 import { openStore } from "./store/open-store";
 
 const config = loadConfigOrExit();

@@ -103,6 +103,11 @@ const rules: Rule[] = [
     why: "the database layer sits below the repositories and imports no HTTP module",
   },
   {
+    from: /^store\//,
+    forbidden: /^services\//,
+    why: "the user store sits below the services (services/open-shop.ts builds the shop over it)",
+  },
+  {
     from: /^(storage|store|jobs|print|auth)\//,
     forbidden: HTTP_LAYER,
     why: "storage, the user store, the jobs, printing and auth know nothing of HTTP routes",
@@ -148,6 +153,108 @@ describe("layering", () => {
       (file) => file.startsWith("services/") && /\.orm\b/.test(readFileSync(join(srcDir, file), "utf8")),
     );
     expect(withSql).toEqual([]);
+  });
+});
+
+// The schema's tables by the names its `tables` object gives them, with their SQL names.
+const schemaText = readFileSync(join(srcDir, "db", "schema", "sqlite.ts"), "utf8");
+const tableKeys = (schemaText.match(/export const tables = \{([^}]*)\}/)?.[1] ?? "")
+  .split(",")
+  .map((name) => name.trim())
+  .filter(Boolean);
+const sqlNameOf = new Map(
+  tableKeys.map((key) => [
+    key,
+    schemaText.match(new RegExp(`export const ${key} = sqliteTable\\(\\s*"([^"]+)"`))?.[1] ?? "",
+  ]),
+);
+
+/** `a, b: c, d` → a, b, d: the names a destructuring takes. */
+const namesIn = (list: string) =>
+  list
+    .split(",")
+    .map((part) => part.trim().split(/[\s:]/)[0] ?? "")
+    .filter(Boolean);
+
+/** The tables a file names: `x.tables.t`, `{ t } = x.tables`, `tables: { t }`, `{ t }: Database["tables"]`, raw SQL. */
+function tablesTouchedBy(text: string): Set<string> {
+  const touched = new Set<string>();
+  for (const match of text.matchAll(/\.tables\.(\w+)/g)) touched.add(match[1] ?? "");
+  for (const pattern of [
+    /\{([^{}]*)\}\s*=\s*[\w.]+\.tables\b/g,
+    /\btables:\s*\{([^{}]*)\}/g,
+    /\{([^{}]*)\}\s*:\s*Database\["tables"\]/g,
+  ])
+    for (const match of text.matchAll(pattern)) for (const name of namesIn(match[1] ?? "")) touched.add(name);
+  for (const [key, name] of sqlNameOf)
+    if (new RegExp(`\\b(FROM|JOIN|INTO|UPDATE|TABLE)\\s+"?${name}\\b`).test(text)) touched.add(key);
+  return new Set([...touched].filter((key) => sqlNameOf.has(key)));
+}
+
+/** The tables a file writes: insert/update/delete of the table, db/rows.ts's writers, raw SQL. */
+function tablesWrittenBy(text: string): Set<string> {
+  const written = new Set<string>();
+  for (const [key, name] of sqlNameOf) {
+    const table = `(?:[\\w.]+\\.tables\\.)?${key}`;
+    if (
+      new RegExp(`\\.(insert|update|delete)\\(\\s*${table}\\s*\\)`).test(text) ||
+      new RegExp(`\\b(insertRow|updateById|deleteById)\\(\\s*[\\w.]+,\\s*${table}\\b`).test(text) ||
+      new RegExp(`\\b(INSERT INTO|DELETE FROM|UPDATE)\\s+"?${name}\\b`).test(text)
+    )
+      written.add(key);
+  }
+  return written;
+}
+
+const tableUse = new Map(
+  files
+    .filter((file) => !file.startsWith("db/schema/"))
+    .map((file) => {
+      const text = readFileSync(join(srcDir, file), "utf8");
+      return [file, { touched: tablesTouchedBy(text), written: tablesWrittenBy(text) }] as const;
+    }),
+);
+
+/** Tables the store's own code may touch: the embedded store's user tables. */
+const STORE_TABLES = new Set(["storeUser", "storeUsermeta"]);
+
+/** Tables no repository writes, and who does. */
+const WRITTEN_ELSEWHERE: Record<string, string> = {
+  rowCount: "the row-count triggers (migration 0004)",
+  bookQrCodeCount: "the row-count triggers (migration 0004)",
+  storeUser: "the embedded store",
+  storeUsermeta: "the embedded store",
+};
+
+describe("one repository per table", () => {
+  test("the reader of tables sees them (guards the test itself)", () => {
+    expect(tableKeys).toContain("shopOrderGrant");
+    expect(sqlNameOf.get("shopOrderGrant")).toBe("shop_order_grant");
+    expect([...(tableUse.get("repositories/activations.ts")?.touched ?? [])]).toEqual(
+      expect.arrayContaining(["activation", "book", "bookVersion"]),
+    );
+    expect([...(tableUse.get("repositories/activations.ts")?.written ?? [])]).toEqual(["activation"]);
+    expect(tableUse.get("repositories/shop-orders.ts")?.written.has("shopOrderGrant")).toBe(true);
+  });
+
+  test("only repositories/ and db/ touch a table (the store: its own store_user* tables)", () => {
+    const violations: string[] = [];
+    for (const [file, { touched }] of tableUse) {
+      if (/^(repositories|db)\//.test(file)) continue;
+      for (const table of touched)
+        if (!(file.startsWith("store/") && STORE_TABLES.has(table))) violations.push(`${file} → ${table}`);
+    }
+    expect(violations).toEqual([]);
+  });
+
+  test("every table is written by exactly one file of repositories/ (others may only read it)", () => {
+    const writers = new Map(tableKeys.map((table) => [table, [] as string[]]));
+    for (const [file, { written }] of tableUse)
+      if (file.startsWith("repositories/")) for (const table of written) writers.get(table)?.push(file);
+    const wrong = [...writers]
+      .filter(([table, by]) => by.length > 1 || (by.length === 0 && !(table in WRITTEN_ELSEWHERE)))
+      .map(([table, by]) => `${table}: ${by.length === 0 ? "no repository" : by.join(", ")}`);
+    expect(wrong).toEqual([]);
   });
 });
 
