@@ -411,7 +411,6 @@ const CASTS_THROUGH_UNKNOWN_LEFT: Record<string, number> = {
   "repositories/qr-codes.ts": 2,
   "repositories/shop-orders.ts": 1,
   "store/embedded.ts": 1,
-  "store/open-shop.ts": 1,
 };
 
 describe("casts", () => {
