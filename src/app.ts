@@ -4,12 +4,13 @@ import { getPath } from "hono/utils/url";
 import type { Deps } from "./deps";
 import { handleError } from "./http/error-handler";
 import { methodNotAllowed } from "./http/method-not-allowed";
+import { mountRouters } from "./http/mount-routers";
 import { OperationNames } from "./http/operation-names";
 import { requestFrame } from "./http/request-frame";
 import type { AppBindings } from "./http/types";
 import { AppError, problemResponse } from "./lib/problems";
 import { absoluteUrlOf, requestTargetOf } from "./lib/request-target";
-import { routers } from "./routes";
+import { routerSections } from "./routes";
 import { registerApiDocs } from "./routes/docs";
 import { createServices } from "./services/container";
 
@@ -31,7 +32,7 @@ export function createApp(deps: Deps) {
   }
   app.use(methodNotAllowed(app));
 
-  for (const router of routers) app.route("/", router);
+  mountRouters(app, routerSections);
   registerApiDocs(app);
 
   app.notFound((c) =>
