@@ -7,11 +7,12 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { matchedRoutes } from "hono/route";
 import { registeredRoutes } from "../../src/http/library-internals";
 import { mountRouters, type Router } from "../../src/http/mount-routers";
+import type { AppBindings } from "../../src/http/types";
 import { routerSections } from "../../src/routes";
 
 /** An app that answers which route pattern would handle a request, without running it. */
 function whoAnswers(sections: readonly (readonly Router[])[]) {
-  const app = new OpenAPIHono();
+  const app = new OpenAPIHono<AppBindings>();
   // Registered first, so it runs first and sees every match, in the order hono would run them.
   app.use(async (c) => c.text(matchedRoutes(c).find((route) => route.method !== "ALL")?.path ?? "none"));
   mountRouters(app, sections);
@@ -77,7 +78,7 @@ describe("route precedence", () => {
 
   test("the document's order is the sections', whatever routing does", () => {
     const ids = (sections: readonly (readonly Router[])[]) => {
-      const app = new OpenAPIHono();
+      const app = new OpenAPIHono<AppBindings>();
       mountRouters(app, sections);
       return registeredRoutes(app.openAPIRegistry).map((route) => route.operationId);
     };
