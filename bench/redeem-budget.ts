@@ -27,8 +27,8 @@ import type { AppBindings } from "../src/http/types";
 import * as handlers from "../src/routes/activations/activations.handlers";
 import * as routes from "../src/routes/activations/activations.routes";
 import { Activation, RedeemInput, toActivation } from "../src/routes/activations/activations.schemas";
-import { createServices } from "../src/services/container";
 import { redeem } from "../src/services/redemption";
+import { createRuntime } from "../src/services/runtime";
 import { Throttle } from "../src/services/throttle";
 import { createTestApp } from "../test/helpers/test-app";
 import { FLOOR_SQL } from "./floor-sql";
@@ -117,7 +117,7 @@ function redeemByHand(userUuid: string, code: string) {
   }
 }
 
-const services = createServices(t.deps);
+const runtime = createRuntime(t.deps);
 const throttleOn = new Throttle(t.deps.db, true);
 const noHook = {
   defaultHook: (result: { success: boolean }) => {
@@ -147,7 +147,7 @@ function steps(): Step[] {
     throttle?: true;
   }) => {
     const app = new OpenAPIHono<AppBindings>(noHook);
-    if (layers.frame) app.use(requestFrame(t.deps, services, new OperationNames(app.openAPIRegistry)));
+    if (layers.frame) app.use(requestFrame(t.deps, runtime, new OperationNames(app.openAPIRegistry)));
     if (layers.allow) app.use(methodNotAllowed(app));
     const route = createRoute({
       method: "post",
@@ -172,7 +172,7 @@ function steps(): Step[] {
         {
           db: t.deps.db,
           store: t.deps.store,
-          throttle: layers.throttle ? throttleOn : services.throttle,
+          throttle: layers.throttle ? throttleOn : runtime.throttle,
           now: t.deps.clock.now(),
           clientAddress: layers.frame ? clientAddressOf(c) : "127.0.0.1",
         },
@@ -213,7 +213,7 @@ function steps(): Step[] {
 /** The real route definition and handler, in an app of their own with the frame and the 405 check. */
 function ownRoute() {
   const app = new OpenAPIHono<AppBindings>(noHook);
-  app.use(requestFrame(t.deps, services, new OperationNames(app.openAPIRegistry)));
+  app.use(requestFrame(t.deps, runtime, new OperationNames(app.openAPIRegistry)));
   app.use(methodNotAllowed(app));
   app.openapi(routes.redeemActivationQrCode, handlers.redeemActivationQrCode);
   app.onError(handleError);

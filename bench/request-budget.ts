@@ -21,7 +21,7 @@ import { listHeldBooks } from "../src/repositories/activations";
 import { findBook } from "../src/repositories/books";
 import { toBook } from "../src/routes/books/books.schemas";
 import { toMyBook } from "../src/routes/reader/reader.schemas";
-import { createServices } from "../src/services/container";
+import { createRuntime } from "../src/services/runtime";
 import { createTestApp } from "../test/helpers/test-app";
 import { FLOOR_SQL } from "./floor-sql";
 
@@ -75,7 +75,7 @@ const shelfByHand = (userUuid: string) =>
     newestVersion: null,
   }));
 
-const services = createServices(t.deps);
+const runtime = createRuntime(t.deps);
 const noHook = {
   defaultHook: (result: { success: boolean }) => {
     if (!result.success) throw new Error("the budget's request was refused");
@@ -105,7 +105,7 @@ function steps(kind: "book" | "mybooks"): Step[] {
   /** An OpenAPIHono route with zod's request validation and `layers` in front of it. */
   const layered = (layers: { frame?: true; allow?: true; access?: true; repository?: true }) => {
     const app = new OpenAPIHono<AppBindings>(noHook);
-    if (layers.frame) app.use(requestFrame(t.deps, services, new OperationNames(app.openAPIRegistry)));
+    if (layers.frame) app.use(requestFrame(t.deps, runtime, new OperationNames(app.openAPIRegistry)));
     if (layers.allow) app.use(methodNotAllowed(app));
     const middleware: MiddlewareHandler<AppBindings>[] = layers.access ? [requireAccess("user")] : [];
     const route = createRoute({

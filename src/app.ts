@@ -12,15 +12,15 @@ import { AppError, problemResponse } from "./lib/problems";
 import { absoluteUrlOf, requestTargetOf } from "./lib/request-target";
 import { routerSections } from "./routes";
 import { registerApiDocs } from "./routes/docs";
-import { createServices } from "./services/container";
+import { createRuntime } from "./services/runtime";
 
 export function createApp(deps: Deps) {
   const app = new OpenAPIHono<AppBindings>({ getPath: routingPathOf });
-  const services = createServices(deps);
+  const runtime = createRuntime(deps);
 
   // The frame comes first, to be outermost; the operations it names are read from the registry
   // the routers below fill.
-  app.use(requestFrame(deps, services, new OperationNames(app.openAPIRegistry)));
+  app.use(requestFrame(deps, runtime, new OperationNames(app.openAPIRegistry)));
   if (deps.config.corsOrigins.length > 0) {
     app.use(
       cors({

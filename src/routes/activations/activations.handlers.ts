@@ -54,7 +54,7 @@ export const createActivation: AppRouteHandler<typeof routes.createActivation> =
 export const redeemActivationQrCode: AppRouteHandler<typeof routes.redeemActivationQrCode> = async (c) => {
   const { db, store, clock } = c.get("deps");
   const { activation, created } = await redeem(
-    { db, store, throttle: c.get("services").throttle, now: clock.now(), clientAddress: clientAddressOf(c) },
+    { db, store, throttle: c.get("runtime").throttle, now: clock.now(), clientAddress: clientAddressOf(c) },
     c.get("principal"),
     c.req.valid("json"),
   );
