@@ -69,7 +69,7 @@ export async function startBookdist(options: {
 }
 
 /** `bun run admin <args>` with a server's environment; throws with its output unless it exits 0. */
-export async function adminCli(args: string[], env: Record<string, string | undefined>): Promise<string> {
+async function adminCli(args: string[], env: Record<string, string | undefined>): Promise<string> {
   const child = Bun.spawn(["bun", "run", "admin", ...args], {
     cwd: projectRoot,
     env: childEnv(env),

@@ -52,7 +52,7 @@ interface Targets {
   rssMiB?: number;
 }
 const FAST: Targets = { medianMs: 20 };
-/** Lists, exports and sheets: bounded work per request (DESIGN.md "Data at a publisher's scale"). */
+/** Lists, exports and sheets: bounded work per request (README, What is there). */
 const BOUNDED: Targets = { probeP99Ms: 100, rssMiB: 128 };
 /** Admin work off the loop. */
 const OFF_LOOP: Targets = { probeP99Ms: 100 };

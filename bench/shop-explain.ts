@@ -14,7 +14,7 @@ import { systemClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/logger";
 import { insertBook } from "../src/repositories/books";
 import { insertShopProduct } from "../src/repositories/shop-products";
-import { openShop } from "../src/store/open-shop";
+import { openShop } from "../src/services/open-shop";
 import { openStore } from "../src/store/open-store";
 import { orderQueries } from "../src/store/woocommerce";
 import { loadWooCommerceSchema } from "../test/helpers/woocommerce";

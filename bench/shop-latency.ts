@@ -1,7 +1,7 @@
 // How long a paid WooCommerce order takes to reach the reader's shelf (GET /book/my-books) on the
 // real server (`bun src/index.ts`, SHOP_ORDERS=on over a MariaDB shop with WooCommerce's tables):
 //   1. without a webhook: the order is written as paid, the shelf polled every 100 ms until the
-//      book is there (the SHOP_SYNC_CRON job, every minute, must find it: API.md §7 says ≤ 60 s);
+//      book is there (the SHOP_SYNC_CRON job, every minute, must find it within 60 s);
 //   2. with one: the order is written, the signed `order.updated` delivery sent as WooCommerce
 //      sends it, and the shelf polled (≤ 5 s).
 // Each clock starts when the order's rows are committed in the shop. Usage:

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { PASSWORD_HASH_COST } from "./auth/passwords";
 import { type AddressRange, parseAddressRange } from "./lib/ip-address";
 import type { LogLevel } from "./lib/logger";
+import { SQL_IDENTIFIER, SQL_IDENTIFIER_RULE } from "./lib/sql-identifier";
 import { trimEndChars } from "./lib/trim";
 
 const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -148,14 +149,8 @@ const EnvSchema = z
       .string()
       .regex(/^mysql:\/\//, "must start with mysql://")
       .optional(),
-    STORE_TABLE_PREFIX: z
-      .string()
-      .regex(/^[A-Za-z0-9_]+$/, "may hold only letters, digits and underscores")
-      .default("wp_"),
-    STORE_UUID_META_KEY: z
-      .string()
-      .regex(/^[A-Za-z0-9_]+$/, "may hold only letters, digits and underscores")
-      .default("_bookdist_uuid"),
+    STORE_TABLE_PREFIX: z.string().regex(SQL_IDENTIFIER, SQL_IDENTIFIER_RULE).default("wp_"),
+    STORE_UUID_META_KEY: z.string().regex(SQL_IDENTIFIER, SQL_IDENTIFIER_RULE).default("_bookdist_uuid"),
     JWT_SECRET: z.string().refine(isStrongSecret, STRONG_SECRET_RULE).optional(),
     JWT_ISSUER: z.string().min(1).default("bookdist"),
     SESSION_TTL: duration("30d"),
@@ -250,7 +245,7 @@ const EnvSchema = z
         message: "is required when STORE_DRIVER=wordpress",
       });
     }
-    // Metrics are never served on the public port (API.md §8).
+    // Metrics are never served on the public port (README, Metrics).
     if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
       ctx.addIssue({ code: "custom", path: ["METRICS_PORT"], message: "must differ from PORT" });
     }
@@ -284,7 +279,7 @@ function isCronPattern(pattern: string): boolean {
 export interface Config {
   port: number;
   host: string;
-  /** The Prometheus listener's port (API.md §8); undefined: no metrics listener. */
+  /** The Prometheus listener's port (README, Metrics); undefined: no metrics listener. */
   metricsPort: number | undefined;
   metricsHost: string;
   publicUrl: string | undefined;
@@ -317,11 +312,11 @@ export interface Config {
   corsOrigins: string[];
   logLevel: LogLevel;
   throttle: boolean;
-  /** Peers whose X-Forwarded-For / Forwarded are believed (API.md §3); empty: none. */
+  /** Peers whose X-Forwarded-For / Forwarded are believed (README, Configuration); empty: none. */
   trustedProxies: readonly AddressRange[];
   /** After SIGTERM, how long in-flight requests may run before their connections are closed. */
   shutdownGraceMs: number;
-  /** API.md §7: paid WooCommerce orders grant books (STORE_DRIVER=wordpress only). */
+  /** README, Shop orders: paid WooCommerce orders grant books (STORE_DRIVER=wordpress only). */
   shopOrders: boolean;
   /** Statuses (as stored, with `wc-`) in which an order counts as paid. */
   shopPaidStatuses: string[];
@@ -330,7 +325,7 @@ export interface Config {
   shopWebhookSecret: string | undefined;
   /** claim: a guest order waits for POST /shop/claim with its order key; ignore: it grants nothing. */
   shopGuestOrders: "claim" | "ignore";
-  /** Where uploaded files live: DATA_DIR/blobs, or an S3-compatible bucket (API.md §8). */
+  /** Where uploaded files live: DATA_DIR/blobs, or an S3-compatible bucket (README, Storage). */
   storage: StorageConfig;
 }
 

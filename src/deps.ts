@@ -3,7 +3,7 @@ import type { Config } from "./config";
 import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/logger";
 import type { ShopSync } from "./services/shop-sync";
-import type { BlobStore } from "./storage/blob-store";
+import type { BlobStorage } from "./storage/blob-store";
 import type { StoreDirectory } from "./store/directory";
 
 /** Everything the app needs from outside, passed explicitly so tests build it in-process. */
@@ -14,10 +14,10 @@ export interface Deps {
   pingDatabase(): Promise<void>;
   store: StoreDirectory;
   /** Uploaded files, content-addressed: DATA_DIR/blobs or an S3 bucket (STORAGE). */
-  blobs: BlobStore;
+  blobs: BlobStorage;
   clock: Clock;
   logger: Logger;
-  /** SHOP_ORDERS=on: WooCommerce orders grant books (API.md §7); undefined when off. */
+  /** SHOP_ORDERS=on: WooCommerce orders grant books (README, Shop orders); undefined when off. */
   shop?: ShopSync;
   /** The resolved HS256 secret (config.jwtSecret or the one generated into DATA_DIR). */
   jwtSecret: string;

@@ -13,9 +13,9 @@ import { createLogger, describeError } from "./lib/logger";
 import { watchPool } from "./metrics/registry";
 import { startMetricsServer } from "./metrics/server";
 import { openDeployment } from "./repositories/deployment";
+import { openShop } from "./services/open-shop";
 import { createBlobStore } from "./storage/create-blob-store";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
-import { openShop } from "./store/open-shop";
 import { openStore } from "./store/open-store";
 
 const config = loadConfigOrExit();
@@ -80,7 +80,7 @@ try {
     listSnapshotsOpen: () => openListSnapshots(database.db),
     listSnapshotSlots: () => listSnapshotSlots(database.db),
   });
-  // Its own listener, never the public one (API.md §8); unset METRICS_PORT: none.
+  // Its own listener, never the public one (README, Metrics); unset METRICS_PORT: none.
   let metricsServer: ReturnType<typeof startMetricsServer> | undefined;
   try {
     if (config.metricsPort !== undefined)

@@ -1,10 +1,12 @@
-// The layering DESIGN.md promises, read from the imports of src/: requests flow
+// The layering of README, Layout, read from the imports of src/: requests flow
 // routes → http → services → repositories → db, lib is the floor (it imports nothing of src/
 // outside itself), db knows no HTTP, and no module imports itself back through others. A new
 // upward import or cycle fails here with the files that make it.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { tables } from "../src/db/schema/sqlite";
+import { codeOf } from "./helpers/source-code";
 
 const srcDir = resolve(import.meta.dir, "..", "src");
 
@@ -101,6 +103,11 @@ const rules: Rule[] = [
     why: "the database layer sits below the repositories and imports no HTTP module",
   },
   {
+    from: /^store\//,
+    forbidden: /^services\//,
+    why: "the user store sits below the services (services/open-shop.ts builds the shop over it)",
+  },
+  {
     from: /^(storage|store|jobs|print|auth)\//,
     forbidden: HTTP_LAYER,
     why: "storage, the user store, the jobs, printing and auth know nothing of HTTP routes",
@@ -149,6 +156,108 @@ describe("layering", () => {
   });
 });
 
+// The schema's tables by the names its `tables` object gives them, with their SQL names.
+const schemaText = readFileSync(join(srcDir, "db", "schema", "sqlite.ts"), "utf8");
+const tableKeys = (schemaText.match(/export const tables = \{([^}]*)\}/)?.[1] ?? "")
+  .split(",")
+  .map((name) => name.trim())
+  .filter(Boolean);
+const sqlNameOf = new Map(
+  tableKeys.map((key) => [
+    key,
+    schemaText.match(new RegExp(`export const ${key} = sqliteTable\\(\\s*"([^"]+)"`))?.[1] ?? "",
+  ]),
+);
+
+/** `a, b: c, d` → a, b, d: the names a destructuring takes. */
+const namesIn = (list: string) =>
+  list
+    .split(",")
+    .map((part) => part.trim().split(/[\s:]/)[0] ?? "")
+    .filter(Boolean);
+
+/** The tables a file names: `x.tables.t`, `{ t } = x.tables`, `tables: { t }`, `{ t }: Database["tables"]`, raw SQL. */
+function tablesTouchedBy(text: string): Set<string> {
+  const touched = new Set<string>();
+  for (const match of text.matchAll(/\.tables\.(\w+)/g)) touched.add(match[1] ?? "");
+  for (const pattern of [
+    /\{([^{}]*)\}\s*=\s*[\w.]+\.tables\b/g,
+    /\btables:\s*\{([^{}]*)\}/g,
+    /\{([^{}]*)\}\s*:\s*Database\["tables"\]/g,
+  ])
+    for (const match of text.matchAll(pattern)) for (const name of namesIn(match[1] ?? "")) touched.add(name);
+  for (const [key, name] of sqlNameOf)
+    if (new RegExp(`\\b(FROM|JOIN|INTO|UPDATE|TABLE)\\s+"?${name}\\b`).test(text)) touched.add(key);
+  return new Set([...touched].filter((key) => sqlNameOf.has(key)));
+}
+
+/** The tables a file writes: insert/update/delete of the table, db/rows.ts's writers, raw SQL. */
+function tablesWrittenBy(text: string): Set<string> {
+  const written = new Set<string>();
+  for (const [key, name] of sqlNameOf) {
+    const table = `(?:[\\w.]+\\.tables\\.)?${key}`;
+    if (
+      new RegExp(`\\.(insert|update|delete)\\(\\s*${table}\\s*\\)`).test(text) ||
+      new RegExp(`\\b(insertRow|updateById|deleteById)\\(\\s*[\\w.]+,\\s*${table}\\b`).test(text) ||
+      new RegExp(`\\b(INSERT INTO|DELETE FROM|UPDATE)\\s+"?${name}\\b`).test(text)
+    )
+      written.add(key);
+  }
+  return written;
+}
+
+const tableUse = new Map(
+  files
+    .filter((file) => !file.startsWith("db/schema/"))
+    .map((file) => {
+      const text = readFileSync(join(srcDir, file), "utf8");
+      return [file, { touched: tablesTouchedBy(text), written: tablesWrittenBy(text) }] as const;
+    }),
+);
+
+/** Tables the store's own code may touch: the embedded store's user tables. */
+const STORE_TABLES = new Set(["storeUser", "storeUsermeta"]);
+
+/** Tables no repository writes, and who does. */
+const WRITTEN_ELSEWHERE: Record<string, string> = {
+  rowCount: "the row-count triggers (migration 0004)",
+  bookQrCodeCount: "the row-count triggers (migration 0004)",
+  storeUser: "the embedded store",
+  storeUsermeta: "the embedded store",
+};
+
+describe("one repository per table", () => {
+  test("the reader of tables sees them (guards the test itself)", () => {
+    expect(tableKeys).toContain("shopOrderGrant");
+    expect(sqlNameOf.get("shopOrderGrant")).toBe("shop_order_grant");
+    expect([...(tableUse.get("repositories/activations.ts")?.touched ?? [])]).toEqual(
+      expect.arrayContaining(["activation", "book", "bookVersion"]),
+    );
+    expect([...(tableUse.get("repositories/activations.ts")?.written ?? [])]).toEqual(["activation"]);
+    expect(tableUse.get("repositories/shop-orders.ts")?.written.has("shopOrderGrant")).toBe(true);
+  });
+
+  test("only repositories/ and db/ touch a table (the store: its own store_user* tables)", () => {
+    const violations: string[] = [];
+    for (const [file, { touched }] of tableUse) {
+      if (/^(repositories|db)\//.test(file)) continue;
+      for (const table of touched)
+        if (!(file.startsWith("store/") && STORE_TABLES.has(table))) violations.push(`${file} → ${table}`);
+    }
+    expect(violations).toEqual([]);
+  });
+
+  test("every table is written by exactly one file of repositories/ (others may only read it)", () => {
+    const writers = new Map(tableKeys.map((table) => [table, [] as string[]]));
+    for (const [file, { written }] of tableUse)
+      if (file.startsWith("repositories/")) for (const table of written) writers.get(table)?.push(file);
+    const wrong = [...writers]
+      .filter(([table, by]) => by.length > 1 || (by.length === 0 && !(table in WRITTEN_ELSEWHERE)))
+      .map(([table, by]) => `${table}: ${by.length === 0 ? "no repository" : by.join(", ")}`);
+    expect(wrong).toEqual([]);
+  });
+});
+
 describe("no import cycles", () => {
   test("the import graph of src/ has no cycle", () => {
     const cycles: string[] = [];
@@ -176,5 +285,95 @@ describe("no import cycles", () => {
     const app = graph.get("app.ts")?.map(({ target }) => target) ?? [];
     expect(app).toContain("routes/index.ts");
     expect(app).toContain("hono/cors");
+  });
+});
+
+// The ORM — Drizzle, the values of `#db` (its tables) and db/'s query helpers, a handle's `.orm`
+// and `.tables` — is touched by the repositories, the database layer, and the embedded store for
+// its own tables (store_user, store_usermeta). Everything else reads and writes rows through a
+// repository, so each table's SQL is in one place.
+describe("the ORM stays in repositories/ and db/", () => {
+  const MAY_TOUCH_ORM = /^(repositories\/|db\/|store\/embedded\.ts$)/;
+  const ORM_MODULES =
+    /^drizzle-orm($|\/)|^db\/schema\/|^db\/(rows|prepared|order-by|page-read|row-counts|row-mapper)\.ts$/;
+  const ORM_ACCESS = /\.(orm|tables)\b/g;
+  // `import { … } from "#db"` and `export { … } from "#db"`: what they bring in, type-only or not.
+  const FROM_DB = /^\s*(?:import|export)\s+([^"';]*?)\s+from\s+["']#db["']/gm;
+  const typeOnly = (clause: string) =>
+    /^type\s/.test(clause) ||
+    /^\{([^}]*)\}$/
+      .exec(clause.trim())?.[1]
+      ?.split(",")
+      .every((name) => name.trim() === "" || /^type\s/.test(name.trim())) === true;
+
+  function ormUses(file: string): string[] {
+    const text = readFileSync(join(srcDir, file), "utf8");
+    const uses = (graph.get(file) ?? [])
+      .filter(({ target, specifier }) => specifier !== "#db" && ORM_MODULES.test(target))
+      .map(({ specifier }) => `imports ${specifier}`);
+    for (const [, clause] of text.matchAll(FROM_DB))
+      if (!typeOnly(clause ?? "")) uses.push(`imports ${clause} from #db`);
+    const code = codeOf(text);
+    for (const match of code.matchAll(ORM_ACCESS)) {
+      const line = code.slice(0, match.index).split("\n").length;
+      uses.push(`${match[0]} at line ${line}`);
+    }
+    return uses;
+  }
+
+  test("outside repositories/, db/ and store/embedded.ts: no drizzle-orm, no value of #db, no db/ query helper, no .orm or .tables", () => {
+    const violations = files
+      .filter((file) => !MAY_TOUCH_ORM.test(file))
+      .flatMap((file) => ormUses(file).map((use) => `${file}: ${use}`));
+    expect(violations).toEqual([]);
+  });
+
+  test("store/embedded.ts names no table but its own (store_user, store_usermeta)", () => {
+    const text = readFileSync(join(srcDir, "store/embedded.ts"), "utf8");
+    const code = codeOf(text);
+    const others = Object.keys(tables).filter((name) => name !== "storeUser" && name !== "storeUsermeta");
+    const named = others.filter(
+      (name) => new RegExp(`\\b${name}\\b`).test(code) || new RegExp(`["'\`]${name}["'\`]`).test(text),
+    );
+    expect(named).toEqual([]);
+  });
+
+  test("the reader finds the ORM where it is, and not in SQL text (guards the test itself)", () => {
+    const links = ormUses("repositories/store-user-links.ts");
+    expect(links).toEqual(expect.arrayContaining(["imports drizzle-orm", "imports ../db/rows"]));
+    expect(links.filter((use) => use.startsWith(".orm at line")).length).toBeGreaterThan(0);
+    // `information_schema.tables` in one of the order reader's statements is not an ORM handle.
+    expect(readFileSync(join(srcDir, "store/woocommerce.ts"), "utf8")).toContain("information_schema.tables");
+    expect(ormUses("store/woocommerce.ts")).toEqual([]);
+    expect(ormUses("store/embedded.ts").length).toBeGreaterThan(10);
+  });
+});
+
+describe("no citations of files outside the repository", () => {
+  // The repository is what a reader has: a comment cites a README section or an operationId, or
+  // states its rule. These names are of documents that were never part of it.
+  const OUTSIDE = /\b(?:API|DESIGN|STYLE|WORDPRESS|WOOCOMMERCE)\.md\b/;
+  // Descriptions that are text of the OpenAPI document, which this rule may not change by itself:
+  // each goes when a change to the document rewrites it. Nothing may join this list.
+  const IN_THE_DOCUMENT = [
+    "http/download-docs.ts:59",
+    "routes/activations/activations.schemas.ts:38",
+    "routes/docs.ts:69",
+    "routes/shop-products/shop-products.routes.ts:43",
+  ];
+
+  test("no file of src/ names API.md, DESIGN.md, STYLE.md, WORDPRESS.md or WOOCOMMERCE.md", () => {
+    const citing = files.flatMap((file) =>
+      readFileSync(join(srcDir, file), "utf8")
+        .split("\n")
+        .flatMap((line, index) => (OUTSIDE.test(line) ? [`${file}:${index + 1}`] : [])),
+    );
+    expect(citing.sort()).toEqual(IN_THE_DOCUMENT);
+  });
+
+  test("the rule sees a citation (guards the test itself)", () => {
+    expect(OUTSIDE.test("// see API.md §1")).toBe(true);
+    expect(OUTSIDE.test('// (DESIGN.md "Files")')).toBe(true);
+    expect(OUTSIDE.test("// README, Shop orders")).toBe(false);
   });
 });

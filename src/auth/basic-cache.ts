@@ -1,6 +1,6 @@
 // HTTP Basic verifies a password hash; scripts that upload in a loop would pay it per request.
-// Successful checks are remembered for at most 60 s under a hash of the header's token (API.md
-// §3), which http/authenticate.ts accepts only in its one canonical spelling.
+// Successful checks are remembered for at most 60 s under a hash of the header's token,
+// which http/authenticate.ts accepts only in its one canonical spelling.
 import { createHash } from "node:crypto";
 import type { Principal } from "./principal";
 

@@ -1,5 +1,5 @@
 // A session remembers which password hash it was opened under, so that a password changed in the
-// shop ends it (DESIGN.md "Sessions and jobs"). Only digests leave the store, never the hash.
+// shop ends it (README, Words used here: re-check). Only digests leave the store, never the hash.
 import { createHash, createHmac } from "node:crypto";
 
 /** What a store reports for a user's password hash: a digest, enough to notice a change. */

@@ -1,5 +1,6 @@
 // WordPress-compatible password hashing, so customers of the shop can log in with the password they
-// already have there, and passwords set here keep working on the shop. See WORDPRESS.md, "Logging in".
+// already have there, and passwords set here keep working on the shop. See
+// README, "Users from a WordPress/WooCommerce shop".
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 
 const PHP_TRIM_CHARS = " \t\n\r\0\x0B";

@@ -15,7 +15,7 @@ export interface Principal {
 const adminStoreRoles = new Set(["administrator", "shop_manager"]);
 
 /**
- * API.md §3: everyone is a user; admins are the store's administrators and shop managers and the
+ * Everyone is a user; admins are the store's administrators and shop managers and the
  * accounts an operator granted on the command line (`bun run admin grant`). No e-mail address
  * makes an admin: an address can be registered, or changed to, by whoever gets there first.
  */

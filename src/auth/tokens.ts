@@ -1,5 +1,5 @@
 // HS256 JWTs by hand: hono/jwt's async WebCrypto path cost ~45% of throughput in a probe
-// (DESIGN.md), and this check sits on every authenticated request. The MAC is Bun's own
+// here, and this check sits on every authenticated request. The MAC is Bun's own
 // CryptoHasher, which takes half the time of node:crypto's createHmac per token.
 import { timingSafeEqual } from "node:crypto";
 import type { Role } from "./principal";

@@ -23,6 +23,7 @@ import {
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Config } from "../config";
 import { isPostgresUrl, sqlitePathFromUrl } from "../db/client";
+import { SHA256_HEX } from "../storage/blob-store";
 import { assertRealFolder, copyBackupFile, entryAt, readBackupFile } from "./backup-files";
 import {
   BACKUP_BLOBS,
@@ -39,7 +40,6 @@ import { renewDeploymentId } from "./renew-deployment-id";
 /** A generated secret is 64 characters; an operator's own may be longer, never this long. */
 const SECRET_MAX_BYTES = 4096;
 const SHARD = /^[0-9a-f]{2}$/;
-const SHA256 = /^[0-9a-f]{64}$/;
 
 export interface RestoreResult {
   manifest: BackupManifest;
@@ -252,7 +252,7 @@ async function restoreBlobs(from: string, to: string, manifest: BackupManifest):
       await mkdir(join(to, shard), { recursive: true, mode: 0o700 });
       for (const blob of (await readdir(join(from, shard))).sort()) {
         const blobName = `${name}/${blob}`;
-        if (!SHA256.test(blob) || !blob.startsWith(shard))
+        if (!SHA256_HEX.test(blob) || !blob.startsWith(shard))
           throw new BackupError(`${blobName} is not named by its sha256, as every blob is`);
         const copied = await copyBackupFile(join(from, shard, blob), blobName, join(to, shard, blob), {
           hash: true,

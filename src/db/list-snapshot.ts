@@ -6,7 +6,7 @@
 // snapshots open at once is bounded so that streams never take the whole pool from the other
 // requests. SQLite: a connection of its own to the same file (`query_only`), holding a read
 // transaction; in WAL mode it blocks no writer, and the process's main connection, whose
-// transactions must not outlive a turn (DESIGN.md "SQLite write discipline"), is never used.
+// transactions must not outlive an event-loop turn (it is every request's), is never used.
 //
 // No caller may hold the slots hostage (README "What is there", Lists and streams): a whole
 // list waits at most LIST_SLOT_WAIT_MS for a slot (then 503), each holder (a user, or an

@@ -1,7 +1,7 @@
-// ORDER BY for the list endpoints' `sort` (API.md §1), and the keyset that reads a whole
-// list in chunks in that same order. Each repository names its sortable fields once: columns of
-// its table, by their names in the schema (or, for a join, names mapped to columns); the route's
-// `sort` parameter is generated from the same names.
+// ORDER BY for the list endpoints' `sort` (Spring style, `field,asc|desc`), and the keyset that
+// reads a whole list in chunks in that same order. Each repository names its sortable fields once:
+// columns of its table, by their names in the schema (or, for a join, names mapped to columns); the
+// route's `sort` parameter is generated from the same names.
 import { type AnyColumn, and, asc, desc, eq, gt, isNotNull, isNull, lt, or, type SQL } from "drizzle-orm";
 import type { ListWindow } from "../lib/list-window";
 

@@ -1,7 +1,7 @@
-// The access log and request metrics (API.md §8): one JSON line per request, written when its
-// body's last byte was handed to the server, and the http_* metrics and bookdist_* counters a
-// request's answer says something about. The path is logged without its query (codes, names,
-// presigned signatures); no header, token or body is.
+// The access log and request metrics (README, Health, logs and metrics): one JSON line per request,
+// written when its body's last byte was handed to the server, and the http_* metrics and bookdist_*
+// counters a request's answer says something about. The path is logged without its query (codes,
+// names, presigned signatures); no header, token or body is.
 import type { Context } from "hono";
 import {
   countDownloadBytes,

@@ -42,8 +42,8 @@ async function basic(c: Context<AppBindings>, token: string): Promise<Principal>
   if (cached) return cached;
   const decoded = decodeBasicToken(token);
   const colon = decoded?.indexOf(":") ?? -1;
-  // No account's name or password holds a control character (API.md §4), and Postgres refuses
-  // NUL in text: such credentials fail here, before the throttle or the store sees them.
+  // No account's name or password holds a control character (no request string may), and Postgres
+  // refuses NUL in text: such credentials fail here, before the throttle or the store sees them.
   if (decoded === null || colon < 0 || !SINGLE_LINE.test(decoded)) throw authenticationFailed();
   const login = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
@@ -71,10 +71,11 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * The credentials of a Basic token, or null unless the token is the one canonical base64 spelling
- * of UTF-8 text (API.md §3). Buffer's decoder skips characters outside the alphabet, missing
- * padding and unused trailing bits, so `dTpw!`, `dTp w`, `dTpw=` or a base64url spelling would all
- * decode alike, each missing the cache and costing a password hash. Re-encoding the bytes gives
- * the canonical spelling, in linear time; any other spelling is refused before a password check.
+ * of UTF-8 text (strict base64, canonical padding). Buffer's decoder skips characters outside the
+ * alphabet, missing padding and unused trailing bits, so `dTpw!`, `dTp w`, `dTpw=` or a base64url
+ * spelling would all decode alike, each missing the cache and costing a password hash. Re-encoding
+ * the bytes gives the canonical spelling, in linear time; any other spelling is refused before a
+ * password check.
  */
 function decodeBasicToken(token: string): string | null {
   const bytes = Buffer.from(token, "base64");

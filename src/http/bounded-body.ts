@@ -1,6 +1,6 @@
 import { AppError } from "../lib/problems";
 
-/** JSON bodies are small (API.md §1); the upload routes bound theirs while they stream. */
+/** JSON bodies are small (1 MiB at most); the upload routes bound theirs while they stream. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
 /**

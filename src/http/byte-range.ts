@@ -1,4 +1,4 @@
-// The `Range` header of a download (API.md §6), read by a scanner that looks at each character
+// The `Range` header of a download, read by a scanner that looks at each character
 // once: a header of any shape, up to the server's header limit, costs time linear in its length.
 // (The regex it replaces, /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i, backtracked in cubic time
 // on a run of spaces that failed at its end: 4 KB held the event loop for seconds.)

@@ -1,4 +1,4 @@
-// The client address of API.md §3: the TCP peer, unless that peer is a trusted proxy
+// The client address (README, Configuration): the TCP peer, unless that peer is a trusted proxy
 // (TRUSTED_PROXIES); then the right-most X-Forwarded-For (or Forwarded: for=) hop that is not
 // itself a trusted proxy. Hops left of it were written by the client and prove nothing.
 import type { Context } from "hono";

@@ -1,4 +1,4 @@
-// The one mapper from anything thrown to the problem+json of API.md §2.
+// The one mapper from anything thrown to RFC 9457 problem+json (lib/problems.ts).
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { constraintViolation, isStorageFull, isUnavailable } from "../db/errors";

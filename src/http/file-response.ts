@@ -1,4 +1,4 @@
-// The one way a file leaves the service (API.md §6): validators, conditional requests and a
+// The one way a file leaves the service: validators, conditional requests and a
 // single byte range, with the body streamed from disk by Bun (sendfile) or from the bucket, never
 // read into memory, or a redirect to the bucket (STORAGE=s3, S3_DOWNLOADS=redirect).
 
@@ -177,9 +177,9 @@ export function fileResponse(request: Request, file: FileToSend): Response {
 }
 
 /**
- * Answers a stored blob with the download behaviour of API.md §6, wherever the blob store keeps
- * it: the access check has been made; validators and 304 are the app's; the bytes come from the
- * store, or with S3_DOWNLOADS=redirect from the bucket itself through a presigned URL that
+ * Answers a stored blob as every download is answered (see the top of this file), wherever the blob
+ * store keeps it: the access check has been made; validators and 304 are the app's; the bytes come
+ * from the store, or with S3_DOWNLOADS=redirect from the bucket itself through a presigned URL that
  * answers the same Content-Type and Content-Disposition (Range is then the bucket's).
  */
 export async function sendBlob(

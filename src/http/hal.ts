@@ -1,4 +1,4 @@
-// HAL (API.md §1): only for clients that ask for application/hal+json. A resource's HAL form is
+// HAL: only for clients that ask for application/hal+json. A resource's HAL form is
 // declared once — its plain schema and its links — and both the OpenAPI document's
 // `application/hal+json` schemas and the bodies the handlers send are made from that declaration.
 import { z } from "@hono/zod-openapi";
@@ -107,7 +107,7 @@ export function halResource<
   return { name, schema, hal, toHal, selfPath: links.self } as unknown as Resource<S, HalSchema<S, B>>;
 }
 
-/** The list form of `item` under the HAL rel `rel` (API.md §1 names them). */
+/** The list form of `item` under the HAL rel `rel` (`books`, `bookVersions`, `activations`, …). */
 export function halList<S extends z.ZodObject, H extends z.ZodObject>(
   rel: string,
   item: Resource<S, H>,
@@ -133,7 +133,7 @@ export function wantsHal(c: Context): boolean {
 
 /**
  * Links start at PUBLIC_URL, or else they are root-relative (""): never at the request's own
- * origin, whose host is whatever the client put in its Host header (API.md §1).
+ * origin, whose host is whatever the client put in its Host header.
  */
 export function baseUrlOf(c: Context<AppBindings>): string {
   return c.get("deps").config.publicUrl ?? "";

@@ -1,8 +1,8 @@
-// A streamed list's body (API.md §1 "lists"): the same bytes JSON.stringify would give for the
-// whole array or HAL collection, written chunk by chunk as the rows are read. The text around the
-// array (`[`…`]`, or the HAL collection's `{"_embedded":{"<rel>":[`…`]},"_links":…}`) is given
-// by the caller; each chunk is its items' JSON joined by commas, which is how JSON.stringify
-// writes an array of objects.
+// A streamed list's body (README, What is there: Lists and streams): the same bytes JSON.stringify
+// would give for the whole array or HAL collection, written chunk by chunk as the rows are read.
+// The text around the array (`[`…`]`, or the HAL collection's
+// `{"_embedded":{"<rel>":[`…`]},"_links":…}`) is given by the caller; each chunk is its items' JSON
+// joined by commas, which is how JSON.stringify writes an array of objects.
 import type { RowStream } from "../lib/list-window";
 import { LIST_MIN_READ_BYTES, LIST_READ_WINDOW_MS } from "../lib/stream-limits";
 import { responseMark } from "./response-mark";

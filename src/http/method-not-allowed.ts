@@ -1,5 +1,5 @@
-// 405 with Allow (API.md §1), decided before routing: hono/method-not-allowed merges the methods
-// of every pattern a path matches, where API.md wants those of the most specific one.
+// 405 with Allow, decided before routing: hono/method-not-allowed merges the methods
+// of every pattern a path matches, where Allow must list those of the most specific one.
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError, problemResponse } from "../lib/problems";
 import type { AppBindings } from "./types";

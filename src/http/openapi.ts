@@ -17,7 +17,7 @@ export const JSON_CONTENT_TYPE = "application/json";
 const DECIMAL_ID = /^[1-9][0-9]*$/;
 
 /**
- * A 64-bit id that JavaScript can hold exactly (API.md §1): a JSON number, or in a path plain
+ * A 64-bit id that JavaScript can hold exactly (≤ 2^53−1): a JSON number, or in a path plain
  * decimal digits. Only those digits are converted; `z.coerce` would take `0x10`, `1e3`, `+7`,
  * `007` and ` 7` as numbers too. The document still says integer, so SDKs take numbers.
  */
@@ -40,7 +40,7 @@ export const IdParam = z.object({
 
 export const Timestamp = z.iso.datetime().openapi({ example: "2026-11-21T10:04:05.123Z" });
 
-// API.md §4: dates in request bodies are RFC 3339 with a year from 1970 to 9999, on every
+// Dates in request bodies are RFC 3339 with a year from 1970 to 9999, on every
 // database alike. Zod's datetime takes any four-digit year (0000 too, which Postgres cannot store),
 // and an offset can carry 9999-12-31 into year 10000 (which SQLite answers as "+010000-…"), so both
 // the year as written and the instant it names are held to the range.
@@ -107,7 +107,7 @@ export const ProblemSchema = z
   })
   .openapi("Problem", { description: "RFC 9457 problem details; `errors` only for VALIDATION_FAILED." });
 
-/** Every response carries X-Request-Id (API.md §1): declared once, referenced everywhere. */
+/** Every response carries X-Request-Id: declared once, referenced everywhere. */
 export const REQUEST_ID_HEADER = "X-Request-Id";
 export const requestIdHeader = {
   [REQUEST_ID_HEADER]: { $ref: `#/components/headers/${REQUEST_ID_HEADER}` },
@@ -230,7 +230,7 @@ export const multiLine = () =>
       "must not contain control characters (U+0000 to U+001F) other than tab, line feed and carriage return",
     );
 
-/** Trimmed single-line strings, as API.md asks of every request body. */
+/** Trimmed single-line strings, as every string of a request body is. */
 export const trimmed = (max: number, min = 0) => singleLine().trim().min(min).max(max);
 
 /** An optional trimmed string; empty means absent (stored as null). Single-line unless `base` says. */

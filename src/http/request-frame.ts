@@ -22,7 +22,7 @@ const SANE_REQUEST_ID = /^[\w\-=]{1,255}$/;
 
 /**
  * On every response, what OWASP's REST Security Cheat Sheet asks of an API's responses: no
- * sniffing (also API.md §1), HTTPS only, no framing. CORP is cross-origin because covers,
+ * sniffing (nosniff on everything), HTTPS only, no framing. CORP is cross-origin because covers,
  * archives and APKs are fetched cross-origin by the apps and by a Swagger UI on another host.
  */
 export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
@@ -46,7 +46,7 @@ export const DOCUMENT_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ["X-XSS-Protection", "0"],
 ];
 
-/** Hono labels JSON without a charset; API.md §1 asks for `; charset=UTF-8`. */
+/** Hono labels JSON without a charset; every JSON answer says `; charset=UTF-8`. */
 const CHARSET_LESS_JSON = new Map(
   [JSON_CONTENT_TYPE, HAL_CONTENT_TYPE, PROBLEM_CONTENT_TYPE].map((type) => [type, `${type}; charset=UTF-8`]),
 );

@@ -18,7 +18,7 @@ import { listHeaders, listWindowOf, type Paging, pageInfo, pagingOf, setListHead
 import type { AppBindings } from "./types";
 
 /**
- * The media types of API.md §1, charset included: given to `c.json` here, the response is made
+ * The media types, `; charset=UTF-8` included: given to `c.json` here, the response is made
  * with them, not relabelled by the request frame afterwards.
  */
 const JSON_BODY = { "Content-Type": `${JSON_CONTENT_TYPE}; charset=UTF-8` };
@@ -52,7 +52,7 @@ export function locationHeader(description: string) {
   return { Location: { description, schema: { type: "string" as const } } };
 }
 
-/** A response declaring both forms of a list, with the list headers of API.md §1. */
+/** A response declaring both forms of a list, with the list headers (X-Total-Count, Link). */
 export function listContent<S extends z.ZodObject, H extends z.ZodObject>(
   list: ResourceList<S, H>,
   description: string,
@@ -119,10 +119,10 @@ type ListResponse<S extends z.ZodObject, H extends z.ZodObject, Status extends 2
 >;
 
 /**
- * Answers a list: headers of API.md §1, then a JSON array, or a HAL collection under the list's
- * rel when the client asked for HAL. `paging` is undefined for a whole list. A list the service
- * streams (a whole list longer than a chunk) is written chunk by chunk (list-stream.ts) in the
- * same bytes.
+ * Answers a list: X-Total-Count and (when paged) Link, then a JSON array, or a HAL collection under
+ * the list's rel when the client asked for HAL. `paging` is undefined for a whole list. A list the
+ * service streams (a whole list longer than a chunk) is written chunk by chunk (list-stream.ts) in
+ * the same bytes.
  */
 export async function respondList<
   S extends z.ZodObject,
@@ -299,7 +299,7 @@ export function listRequestOf<F extends string>(
   return { window: listWindowOf(query, paging), paging };
 }
 
-/** `…/count` answers the bare decimal number as text (API.md §1). */
+/** `…/count` answers the bare decimal number as text/plain. */
 export function respondCount(c: Context<AppBindings>, n: number) {
   return c.text(String(n), 200, { "Content-Type": "text/plain;charset=UTF-8" });
 }

@@ -1,4 +1,5 @@
-// The route shapes that carry a convention of API.md §1, so that every route of the shape keeps it:
+// The route shapes that carry a list, count or download convention, so that every route of the
+// shape keeps it:
 // a list (sort, page, the list headers, HAL rel), a count (the bare number as text) and a file
 // download (ranges, conditional requests, the download headers and errors). Every other route is
 // a plain defineRoute call in its module.

@@ -1,4 +1,4 @@
-// List conventions of API.md §1: Spring-style `sort`, 0-based `page` with `size`,
+// List conventions: Spring-style `sort`, 0-based `page` with `size`,
 // `X-Total-Count` and an RFC 8288 `Link` header.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";

@@ -4,11 +4,8 @@ import type { Clock } from "../lib/clock";
 import { blobRecorded, claimUnreferencedBlobs, lockBlob, recordedBlobs } from "../repositories/blobs";
 import { markAdopted, readDeployment } from "../repositories/deployment";
 import { adoptNamedBlobs } from "../storage/adopt-blobs";
-import type { BlobStore } from "../storage/blob-store";
-import { DEFAULT_GRACE_MS } from "../storage/s3-blob-store";
-
-/** Uploads in flight are younger than this (BLOB_CLEANUP_GRACE's default). */
-export const BLOB_GRACE_MS = DEFAULT_GRACE_MS;
+import { DEFAULT_BLOB_GRACE_MS } from "../storage/blob-grace";
+import type { BlobMaintenance } from "../storage/blob-store";
 
 /**
  * Removes files that no record refers to: blob rows without a reference, files without a row,
@@ -23,18 +20,18 @@ export const BLOB_GRACE_MS = DEFAULT_GRACE_MS;
  *
  * Several instances may run it at once: rows are claimed by one DELETE … RETURNING, so each is
  * removed and reported by one run only; a file is removed only under its blob's lock and only
- * while no row names it, and an upload registers the blob under the same lock and checks that
- * the file is still there (services/files.ts), so a re-upload of the same bytes never ends up
- * pointing at a removed file.
+ * while no row names it and it is older than the grace, and an upload renews the file when it
+ * stores it, checks that it is still there, then registers it under the same lock
+ * (services/files.ts), so a re-upload of the same bytes never ends up pointing at a removed file.
  */
 export async function cleanupBlobs(deps: {
   db: Database;
-  blobs: BlobStore;
+  blobs: BlobMaintenance;
   clock: Clock;
   config?: { blobCleanupGraceMs: number };
 }): Promise<{ rows: number; files: number; tempFiles: number; adopted?: number }> {
   const { db, blobs } = deps;
-  const graceMs = deps.config?.blobCleanupGraceMs ?? BLOB_GRACE_MS;
+  const graceMs = deps.config?.blobCleanupGraceMs ?? DEFAULT_BLOB_GRACE_MS;
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - graceMs);
 
@@ -48,11 +45,10 @@ export async function cleanupBlobs(deps: {
   }
 
   const claimed = await claimUnreferencedBlobs(db, cutoff);
-  // A claimed row was older than the grace; its file goes whatever its age on disk (as before),
-  // while an object in a bucket goes only once it too is older than the grace.
-  const claimedCutoff = blobs.driver === "local" ? now : cutoff;
+  // A claimed row was older than the grace; its file goes once it too is older than the grace (an
+  // upload of the same bytes renewed it, and is about to record it again).
   let files = 0;
-  for (const sha256 of claimed) if (await releaseUnrecordedFile(db, blobs, sha256, claimedCutoff)) files++;
+  for (const sha256 of claimed) if (await releaseUnrecordedFile(db, blobs, sha256, cutoff)) files++;
 
   // Files that never got a row (an upload refused after it was stored, a crash in between).
   const recorded = await recordedBlobs(db);
@@ -65,13 +61,13 @@ export async function cleanupBlobs(deps: {
 }
 
 /**
- * Releases the blob's file (see BlobStore.releaseSync) unless a row names it (again), under the
- * blob's lock; true when this call removed it. The local release is synchronous: on SQLite
- * nothing else may run in the transaction.
+ * Releases the blob's file (see BlobMaintenance.releaseSync) unless a row names it (again), under
+ * the blob's lock, or it changed since `cutoff`; true when this call removed it. The local release
+ * is synchronous: on SQLite nothing else may run in the transaction.
  */
 async function releaseUnrecordedFile(
   db: Database,
-  blobs: BlobStore,
+  blobs: BlobMaintenance,
   sha256: string,
   cutoff: Date,
 ): Promise<boolean> {
@@ -80,7 +76,7 @@ async function releaseUnrecordedFile(
     return withTransaction(db, async (tx) => {
       await lockBlob(tx, sha256);
       if (await blobRecorded(tx, sha256)) return false;
-      return releaseSync.call(blobs, sha256);
+      return releaseSync.call(blobs, sha256, cutoff);
     });
   }
   // A bucket is not called inside a transaction: check, then release unless an upload wrote the

@@ -1,6 +1,6 @@
-// Addresses as the client-address rules of API.md §3 need them: parsed and canonical, IPv4-mapped
-// IPv6 read as IPv4, ranges for TRUSTED_PROXIES, and the /64 an IPv6 client is counted by.
-// node:net parses and matches; hono's ipaddr helpers do the 128-bit arithmetic.
+// Addresses as the client-address rules (README, Configuration) need them: parsed and canonical,
+// IPv4-mapped IPv6 read as IPv4, ranges for TRUSTED_PROXIES, and the /64 an IPv6 client is counted
+// by. node:net parses and matches; hono's ipaddr helpers do the 128-bit arithmetic.
 import { BlockList, isIP } from "node:net";
 import {
   convertIPv4BinaryToString,

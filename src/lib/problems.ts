@@ -1,4 +1,4 @@
-// Every error the service answers with, as RFC 9457 problem+json (API.md §2).
+// Every error the service answers with, as RFC 9457 problem+json.
 import type { Context } from "hono";
 import { requestTargetOf } from "./request-target";
 
@@ -50,7 +50,7 @@ const wwwAuthenticate: Record<string, ProblemHeader> = {
 };
 
 /**
- * Every error code's status, title and the headers its answers carry (API.md §2). The one
+ * Every error code's status, title and the headers its answers carry. The one
  * source for the mapper, for `AppError` and for the error responses of the OpenAPI document;
  * `satisfies` makes a code without a definition a compile error.
  */
@@ -183,7 +183,7 @@ export function problemBody(error: AppError, instance: string, requestId?: strin
 
 export function problemResponse(c: Context, error: AppError, requestId?: string): Response {
   const headers: Record<string, string> = { "Content-Type": PROBLEM_CONTENT_TYPE, ...error.headers };
-  // Every 401 names the scheme (API.md §2); a token that failed says so (RFC 6750 §3.1).
+  // Every 401 names the scheme (WWW-Authenticate); a token that failed says so (RFC 6750 §3.1).
   if (error.code === "UNAUTHORIZED") headers["WWW-Authenticate"] = 'Bearer realm="bookdist"';
   if (error.code === "AUTHENTICATION_FAILED") {
     headers["WWW-Authenticate"] = 'Bearer realm="bookdist", error="invalid_token"';

@@ -1,6 +1,6 @@
 // The path and query a request asked for, read from its URL without the scheme and host. The host
 // part of `Request.url` comes from the client's Host header (or, for an HTTP/1.0 request without
-// one, is missing, and `new URL()` throws): nothing we answer may depend on it (API.md §1).
+// one, is missing, and `new URL()` throws): nothing we answer may depend on it.
 
 const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 

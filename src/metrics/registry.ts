@@ -1,4 +1,4 @@
-// The Prometheus registry of the process (API.md §8): request counts and durations by route
+// The Prometheus registry of the process (README, Metrics): request counts and durations by route
 // template, the bookdist_* domain counters, database pool gauges, event-loop lag and process
 // metrics. One registry per process, as the counters are: the app, its services and (at merge)
 // the shop code increment them through the functions below, whether a listener serves them or not.

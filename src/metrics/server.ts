@@ -1,5 +1,5 @@
-// The metrics listener (API.md §8): GET /metrics on METRICS_HOST:METRICS_PORT, its own Bun.serve,
-// so the public port never answers it and a balancer never exposes it.
+// The metrics listener (README, Metrics): GET /metrics on METRICS_HOST:METRICS_PORT, its own
+// Bun.serve, so the public port never answers it and a balancer never exposes it.
 import type { Server } from "bun";
 import { canonicalAddress } from "../lib/ip-address";
 import type { Logger } from "../lib/logger";

@@ -1,4 +1,16 @@
-import { and, asc, eq, gt, isNotNull, isNull, type Placeholder, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  or,
+  type Placeholder,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { Database } from "#db";
 import { orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "../db/order-by";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
@@ -133,6 +145,70 @@ export async function recordCodeOnShopActivation(
   return row;
 }
 
+/**
+ * A shop order's activation of the book, or null when the user holds it already (the unique
+ * (user, book) index decides, also against a QR redemption racing on Postgres).
+ */
+export async function insertShopActivation(
+  tx: Database,
+  fields: { bookId: number; userUuid: string; shopOrderId: number },
+  now: Date,
+): Promise<ActivationRow | null> {
+  const { activation } = tx.tables;
+  const [row] = await tx.orm
+    .insert(activation)
+    .values({ ...fields, qrCodeId: null, createdAt: now, updatedAt: now })
+    .onConflictDoNothing()
+    .returning();
+  return row ?? null;
+}
+
+/**
+ * Takes back the activation this order made: deleted if it still stands on this order alone (an
+ * admin may have replaced it); "detached" (kept, no longer the order's) when a code was redeemed
+ * on it since, since the printed code paid for the book too (redeemActivationQrCode); "gone" else.
+ */
+export async function deleteShopActivation(
+  tx: Database,
+  activationId: number,
+  shopOrderId: number,
+  now: Date,
+): Promise<"deleted" | "detached" | "gone"> {
+  const { activation } = tx.tables;
+  const ours = and(eq(activation.id, activationId), eq(activation.shopOrderId, shopOrderId));
+  const deleted = await tx.orm
+    .delete(activation)
+    .where(and(ours, isNull(activation.qrCodeId)))
+    .returning({ id: activation.id });
+  if (deleted.length === 1) return "deleted";
+  const detached = await tx.orm
+    .update(activation)
+    .set({ shopOrderId: null, updatedAt: now })
+    .where(ours)
+    .returning({ id: activation.id });
+  return detached.length === 1 ? "detached" : "gone";
+}
+
+/**
+ * What a shop order's reconciliation may meet (services/shop-plan.ts): the activations with these
+ * ids, and every activation of these users of these books.
+ */
+export async function activationsOfShopOrder(
+  tx: Database,
+  ids: number[],
+  userUuids: string[],
+  bookIds: number[],
+): Promise<ActivationRow[]> {
+  const { activation } = tx.tables;
+  const held =
+    userUuids.length > 0 && bookIds.length > 0
+      ? and(inArray(activation.userUuid, userUuids), inArray(activation.bookId, bookIds))
+      : undefined;
+  const named = ids.length > 0 ? inArray(activation.id, ids) : undefined;
+  if (!held && !named) return [];
+  return tx.orm.select().from(activation).where(or(held, named)).orderBy(asc(activation.id));
+}
+
 export function updateActivation(
   db: Database,
   id: number,
@@ -147,7 +223,7 @@ export function deleteActivation(db: Database, id: number): Promise<ActivationRo
 }
 
 /**
- * Joins a book's newest version (API.md §4: the highest versionCode among the versions with an
+ * Joins a book's newest version (the highest versionCode among the versions with an
  * archive — the rule of findNewestVersions), so a list of books needs no query per book.
  */
 function isNewestVersion(db: Database): SQL {
@@ -183,7 +259,7 @@ function heldBooksQuery(db: Database, userUuid: string | Placeholder, keyset?: S
     .$dynamic();
 }
 
-/** The shelf's order unless sorted (API.md); of two activations in one millisecond, the later one. */
+/** Unsorted, the shelf is newest activation first; of two in one millisecond, the later one. */
 function newestActivationFirst({ tables: { activation } }: Database): SortTerm<HeldBookRow>[] {
   return [
     { column: activation.createdAt, direction: "desc", valueIn: (row) => row.activation.createdAt },

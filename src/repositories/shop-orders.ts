@@ -1,6 +1,6 @@
 // bookdist's record of the shop's orders (migration 0005): one shop_order row per order seen, its
 // claim, the grants it made per line and book, and the reconciliation's shared cursor.
-import { and, asc, eq, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { queuedWrite, withTransaction } from "../db/transaction";
 
@@ -121,32 +121,33 @@ export async function deleteGrant(tx: Database, id: number): Promise<void> {
 }
 
 /**
- * Another paid order's line that found the book already held (by an activation just revoked), the
- * oldest first: it grants the book again (API.md §7). The current order is not a candidate.
+ * Other paid orders' lines that found one of these books held by one of these users (by an
+ * activation this order may take back), the oldest first: the first grants the book again (README,
+ * Shop orders). The current order is not a candidate.
  */
 export async function heldElsewhere(
   tx: Database,
-  userUuid: string,
-  bookId: number,
+  userUuids: string[],
+  bookIds: number[],
   exceptOrderId: number,
-): Promise<ShopOrderGrantRow | undefined> {
+): Promise<ShopOrderGrantRow[]> {
+  if (userUuids.length === 0 || bookIds.length === 0) return [];
   const { shopOrderGrant, shopOrder } = tx.tables;
-  const [row] = await tx.orm
+  const rows = await tx.orm
     .select({ grant: shopOrderGrant })
     .from(shopOrderGrant)
     .innerJoin(shopOrder, eq(shopOrder.orderId, shopOrderGrant.orderId))
     .where(
       and(
-        eq(shopOrderGrant.userUuid, userUuid),
-        eq(shopOrderGrant.bookId, bookId),
+        inArray(shopOrderGrant.userUuid, userUuids),
+        inArray(shopOrderGrant.bookId, bookIds),
         eq(shopOrderGrant.state, "already-held"),
         ne(shopOrderGrant.orderId, exceptOrderId),
         eq(shopOrder.paid, true),
       ),
     )
-    .orderBy(asc(shopOrderGrant.id))
-    .limit(1);
-  return row?.grant;
+    .orderBy(asc(shopOrderGrant.id));
+  return rows.map((row) => row.grant);
 }
 
 export interface OrderRecord {
@@ -214,63 +215,4 @@ export async function writeSyncState(
     if (Object.keys(next).length > 0)
       await tx.orm.update(shopSyncState).set(next).where(eq(shopSyncState.id, SYNC_STATE_ID));
   });
-}
-
-export type ActivationRow = Database["tables"]["activation"]["$inferSelect"];
-
-/**
- * A shop order's activation of the book, or null when the user holds it already (the unique
- * (user, book) index decides, also against a QR redemption racing on Postgres).
- */
-export async function insertShopActivation(
-  tx: Database,
-  fields: { bookId: number; userUuid: string; shopOrderId: number },
-  now: Date,
-): Promise<ActivationRow | null> {
-  const { activation } = tx.tables;
-  const [row] = await tx.orm
-    .insert(activation)
-    .values({ ...fields, qrCodeId: null, createdAt: now, updatedAt: now })
-    .onConflictDoNothing()
-    .returning();
-  return row ?? null;
-}
-
-/**
- * Takes back the activation this order made: deleted if it still stands on this order alone (an
- * admin may have replaced it); "detached" (kept, no longer the order's) when a code was redeemed
- * on it since, since the printed code paid for the book too (redeemActivationQrCode); "gone" else.
- */
-export async function deleteShopActivation(
-  tx: Database,
-  activationId: number,
-  shopOrderId: number,
-  now: Date,
-): Promise<"deleted" | "detached" | "gone"> {
-  const { activation } = tx.tables;
-  const ours = and(eq(activation.id, activationId), eq(activation.shopOrderId, shopOrderId));
-  const deleted = await tx.orm
-    .delete(activation)
-    .where(and(ours, isNull(activation.qrCodeId)))
-    .returning({ id: activation.id });
-  if (deleted.length === 1) return "deleted";
-  const detached = await tx.orm
-    .update(activation)
-    .set({ shopOrderId: null, updatedAt: now })
-    .where(ours)
-    .returning({ id: activation.id });
-  return detached.length === 1 ? "detached" : "gone";
-}
-
-export async function heldActivation(
-  tx: Database,
-  userUuid: string,
-  bookId: number,
-): Promise<ActivationRow | undefined> {
-  const { activation } = tx.tables;
-  const [row] = await tx.orm
-    .select()
-    .from(activation)
-    .where(and(eq(activation.userUuid, userUuid), eq(activation.bookId, bookId)));
-  return row;
 }

@@ -1,7 +1,7 @@
-// A token proves a session, not a role (DESIGN.md "Sessions and jobs"): every session re-reads its
-// account from the store and the admin grants at least every SESSION_TOUCH_INTERVAL_MS, so a demotion,
-// a revoked grant, a deleted account or a password changed in the shop reaches live tokens within
-// a minute on every instance.
+// A token proves a session, not a role: every session re-reads its account from the store and the
+// admin grants at least every SESSION_TOUCH_INTERVAL_MS (config.ts), so a demotion, a revoked
+// grant, a deleted account or a password changed in the shop reaches live tokens within a minute
+// on every instance.
 import type { Database } from "#db";
 import { sessionStampOf } from "../auth/password-stamp";
 import { type Role, rolesFor } from "../auth/principal";

@@ -1,6 +1,7 @@
-// Activation codes (API.md §4): 80 random bits written as 16 Crockford base32 characters in four
-// dash-separated groups. Crockford's alphabet leaves out I, L, O and U, so a code read aloud or
-// typed from print survives the usual confusions, which normalisation folds back.
+// Activation codes: 80 bits from a cryptographic random source, written as 16 Crockford base32
+// characters in four dash-separated groups. Crockford's alphabet leaves out I, L, O and U, so a
+// code read aloud or typed from print survives the usual confusions, which normalisation folds
+// back.
 
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const CODE_BYTES = 10; // 80 bits = 16 symbols of 5 bits

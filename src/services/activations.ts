@@ -48,7 +48,7 @@ export async function getActivationFor(
   return activation;
 }
 
-/** Both references of the input must exist (API.md §2): the book here, the user in the store. */
+/** Both references of the input must exist, else 400: the book here, the user in the store. */
 async function assertReferencesExist(
   db: Database,
   store: StoreDirectory,
@@ -66,7 +66,7 @@ async function assertReferencesExist(
 
 const unknownUser = (uuid: string): FieldError => ({ path: "userUuid", message: `no user has uuid ${uuid}` });
 
-/** A user named in a body must exist in the store (API.md §2: an unknown referenced id). */
+/** A user named in a body must exist in the store: an unknown one is a 400 VALIDATION_FAILED. */
 export async function assertUserExists(store: StoreDirectory, uuid: string): Promise<void> {
   if (!(await store.findByUuid(uuid))) {
     const { path, message } = unknownUser(uuid);

@@ -11,7 +11,7 @@ import { AppError } from "../lib/problems";
 import * as apks from "../repositories/apks";
 import type { ApkMetadata } from "../storage/apk-metadata";
 import type { BlobStore } from "../storage/blob-store";
-import { recordBlob } from "./files";
+import { assertBlobStored, recordBlob } from "./files";
 import { conflictIfDuplicate, found } from "./guards";
 import { pageOf } from "./page";
 
@@ -185,6 +185,7 @@ export async function attachApkFile(
   blobs: BlobStore,
 ): Promise<apks.ApkRow> {
   const { metadata } = upload;
+  await assertBlobStored(blobs, upload.sha256);
   return withTransaction(db, async (tx) => {
     const apk = await getApk(tx, id);
     assertFileReplaceable(apk);
@@ -198,7 +199,7 @@ export async function attachApkFile(
       const current = await apks.findActiveApk(tx, apk.kind);
       if (current && current.id !== apk.id) assertSameLineage(current, metadata, "The uploaded APK");
     }
-    await recordBlob(tx, blobs, upload.sha256, upload.size, now);
+    await recordBlob(tx, upload.sha256, upload.size, now);
     const updated = await apks.updateApk(
       tx,
       id,

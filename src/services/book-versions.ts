@@ -49,7 +49,7 @@ export async function removeBookVersion(db: Database, id: number) {
   return found(await versions.deleteBookVersion(db, id), `Book version ${id}`);
 }
 
-/** The newest version of the book (API.md §4: the highest versionCode with an archive); 404 if none. */
+/** The newest version of the book (the highest versionCode with an archive); 404 if none. */
 export async function getNewestVersion(db: Database, bookId: number): Promise<versions.BookVersionRow> {
   return found(await versions.findNewestVersion(db, bookId), `A version of book ${bookId} with an archive`);
 }

@@ -22,7 +22,7 @@ export async function getBook(db: Database, id: number): Promise<books.BookRow> 
   return found(await books.findBook(db, id), `Book ${id}`);
 }
 
-/** A book named in a request body must exist (API.md §2: an unknown referenced id). */
+/** A book named in a request body must exist: an unknown one is a 400 VALIDATION_FAILED. */
 export async function assertBookExists(db: Database, bookId: number): Promise<void> {
   if (!(await books.findBook(db, bookId))) throw validationFailed("bookId", `book ${bookId} does not exist`);
 }

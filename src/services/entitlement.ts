@@ -1,4 +1,5 @@
-// The `entitled` level (API.md §3): a user with an activation for the book, or an admin.
+// The `entitled` level (README, Words used here): a user with an activation for the book, or an
+// admin.
 import type { Database } from "#db";
 import { isAdmin, type Principal } from "../auth/principal";
 import { forbidden } from "../lib/problems";

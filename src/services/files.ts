@@ -18,22 +18,14 @@ export interface StoredFile<I> {
 }
 
 /**
- * Registers a stored blob (identical uploads share one row); call inside the transaction that
- * points the record at it. Under the blob's lock, so the cleanup job cannot remove the file
- * between this check and the commit; if it removed the file since this upload stored it (the
- * same bytes were an unused blob until now), the request fails with a 503 and nothing names
- * the missing file. Sending the file again stores it afresh.
+ * Call after `write` stored the blob and before the transaction that records it (the bucket is
+ * not asked inside a transaction). If the cleanup job removed the file since this upload stored
+ * it (the same bytes were an unused blob until now), the request fails with a 503 and nothing
+ * names the missing file; sending the file again stores it afresh. A file that is there now stays
+ * until the commit: `write` renewed it, and the cleanup removes nothing younger than its grace.
  */
-export async function recordBlob(
-  db: Database,
-  blobs: BlobStore,
-  sha256: string,
-  size: number,
-  now: Date,
-): Promise<void> {
-  await lockBlob(db, sha256);
-  await insertBlob(db, sha256, size, now);
-  if (!blobs.existsSync(sha256)) {
+export async function assertBlobStored(blobs: BlobStore, sha256: string): Promise<void> {
+  if (!(await blobs.exists(sha256))) {
     throw new AppError(
       "SERVICE_UNAVAILABLE",
       "The file was removed while it was being stored; send it again.",
@@ -42,6 +34,16 @@ export async function recordBlob(
       },
     );
   }
+}
+
+/**
+ * Registers a stored blob (identical uploads share one row), checked by `assertBlobStored`; call
+ * inside the transaction that points the record at it. Under the blob's lock, so a cleanup run
+ * that finds no row for it has released it before, or finds the row after.
+ */
+export async function recordBlob(db: Database, sha256: string, size: number, now: Date): Promise<void> {
+  await lockBlob(db, sha256);
+  await insertBlob(db, sha256, size, now);
 }
 
 /** Points the book at its new cover (the blob registered in the same transaction); 404 if it is gone. */
@@ -95,7 +97,7 @@ export function attachArchive(
  * Registers the blob and points a record at it in one transaction, so no row ever names a blob
  * the cleanup job could take. `point` answers the updated row, or undefined when it is gone (404).
  */
-function attachBlob<Row>(
+async function attachBlob<Row>(
   db: Database,
   blobs: BlobStore,
   file: { sha256: string; size: number },
@@ -103,8 +105,9 @@ function attachBlob<Row>(
   what: string,
   point: (tx: Database) => Promise<Row | undefined>,
 ): Promise<Row> {
+  await assertBlobStored(blobs, file.sha256);
   return withTransaction(db, async (tx) => {
-    await recordBlob(tx, blobs, file.sha256, file.size, now);
+    await recordBlob(tx, file.sha256, file.size, now);
     const updated = await point(tx);
     if (!updated) throw notFound(what);
     return updated;

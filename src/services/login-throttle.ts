@@ -1,5 +1,6 @@
-// Checking a password under the login limits of DESIGN.md: failures count per (client address,
-// account) and per client address, the account being the store user the typed name resolves to.
+// Checking a password under the login limits (README, Configuration): failures count per (client
+// address, account) and per client address, the account being the store user the typed name
+// resolves to.
 
 import { throttleBucketOf } from "../lib/ip-address";
 import type { StoreDirectory, StoreUser } from "../store/directory";

@@ -1,4 +1,4 @@
-// Print runs (API.md "Print runs and device updates"): a batch of codes made together, switched
+// Print runs (see `createActivationQrCodeBatch`): a batch of codes made together, switched
 // on and off together, exported as CSV and printed as sheets of vector QR symbols.
 import type { Database } from "#db";
 import type { ListWindow } from "../lib/list-window";

@@ -96,10 +96,10 @@ export async function createQrCode(
  * Makes a batch record (the print run) and its `quantity` codes in one transaction: either all
  * of them exist afterwards or none.
  *
- * The transaction is the one part that cannot be cut: on SQLite it must end in the event-loop
- * turn it began in (DESIGN.md "SQLite write discipline"), so 10,000 rows hold the loop for as long
- * as their INSERTs take. Everything else — drawing the codes, and the caller's 201 body — runs in
- * turns of its own.
+ * The transaction is the one part that cannot be cut: on SQLite it must end in the event-loop turn
+ * it began in (bun:sqlite has one connection for all requests), so 10,000 rows hold the loop for as
+ * long as their INSERTs take. Everything else — drawing the codes, and the caller's 201 body — runs
+ * in turns of its own.
  */
 export async function createQrCodeBatch(
   db: Database,
@@ -143,9 +143,9 @@ export async function setQrCodeEnabled(
 }
 
 /**
- * The book's codes that no activation was ever made from (API.md). Deleting an activation gives
- * its slot back to the count, but the code was still redeemed, so this reads the mark the first
- * redemption leaves (firstRedeemedAt), not the live count.
+ * The book's codes that no activation was ever made from (`getUnusedActivationQrCodesOfBook`).
+ * Deleting an activation gives its slot back to the count, but the code was still redeemed, so this
+ * reads the mark the first redemption leaves (firstRedeemedAt), not the live count.
  */
 export const unusedQrCodesOfBook = ofExistingBook((db, bookId) =>
   listQrCodes(db, { sort: [] }, { bookId, unused: true }),

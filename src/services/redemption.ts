@@ -1,6 +1,6 @@
-// Redeeming a QR code (API.md "Activation"): one transaction in which the database is the final
-// guard — a conditional UPDATE takes a slot from the code, the unique (user, book) index refuses
-// a second activation — so racing redemptions can never hand out more than maxActivations.
+// Redeeming a QR code (`redeemActivationQrCode`): one transaction in which the database is the
+// final guard — a conditional UPDATE takes a slot from the code, the unique (user, book) index
+// refuses a second activation — so racing redemptions can never hand out more than maxActivations.
 import type { Database } from "#db";
 import { isAdmin, type Principal } from "../auth/principal";
 import { isUniqueViolation } from "../db/errors";

@@ -1,4 +1,5 @@
-// UserSession rows and the tokens that name them (DESIGN.md "Sessions and jobs").
+// UserSession rows and the tokens that name them: a token is valid only while its row exists and
+// has neither expired nor idled out (SESSION_TTL, SESSION_IDLE_TIMEOUT); logout ends it at once.
 import type { Database } from "#db";
 import { type Principal, rolesOf } from "../auth/principal";
 import type { TokenSigner } from "../auth/tokens";
@@ -45,7 +46,7 @@ export async function openSession(
     checkedAt: now,
   });
   const roles = rolesOf(isAdmin);
-  // API.md §3 lists `roles` among the claims: informative for clients, never read back here.
+  // The token carries a `roles` claim: informative for clients, never read back here.
   const token = ctx.signer.sign({
     sub: user.uuid,
     sid: id,

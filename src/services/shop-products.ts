@@ -1,4 +1,4 @@
-// The shop's products (or single variations) that grant books (API.md §7 ShopProduct).
+// The shop's products (or single variations) that grant books (README, Shop orders).
 import type { Database } from "#db";
 import type { ListWindow } from "../lib/list-window";
 import { validationFailed } from "../lib/problems";
@@ -45,7 +45,7 @@ export async function createShopProduct(
     .catch(conflictIfDuplicate("This book is already mapped to that product (and variation)."));
 }
 
-/** Grants already made stay: they belong to their orders (API.md §7). */
+/** Grants already made stay: they belong to their orders (README, Shop orders). */
 export async function removeShopProduct(db: Database, id: number): Promise<products.ShopProductRow> {
   return found(await products.deleteShopProduct(db, id), `Shop product ${id}`);
 }

@@ -1,7 +1,8 @@
-// API.md §7: paid WooCommerce orders grant books, refunds and cancellations take them back. The
-// shop's database is the only truth (webhooks only say "look at this order now"). Each order is
-// reconciled under a claim (one instance at a time), read from the shop outside any transaction,
-// and its grants brought to what the order says now in one transaction of bookdist's database.
+// README, Shop orders: paid WooCommerce orders grant books, refunds and cancellations take them
+// back. The shop's database is the only truth (webhooks only say "look at this order now"). Each
+// order is reconciled under a claim (one instance at a time), read from the shop outside any
+// transaction, and its grants brought to what the order says now in one transaction of bookdist's
+// database: the rule is services/shop-plan.ts, the step that carries it out services/shop-apply.ts.
 import type { Database } from "#db";
 import type { Config } from "../config";
 import { withTransaction } from "../db/transaction";
@@ -10,20 +11,12 @@ import { describeError, type Logger } from "../lib/logger";
 import { AppError } from "../lib/problems";
 import * as orders from "../repositories/shop-orders";
 import { mappingsOfProducts, type ShopProductRow } from "../repositories/shop-products";
-import type { StoreUser } from "../store/directory";
+import type { ShopCustomers, StoreUser } from "../store/directory";
 import type { OrderStorage, ShopOrderSnapshot, WooCommerceOrders } from "../store/woocommerce";
 import { orderKeyMatches } from "./order-key";
-import { type GrantEvent, reportGrant, reportRevocation } from "./shop-grants";
-
-/**
- * The shop's users as reconciliation needs them (store/wordpress.ts): an order's customer by the
- * shop's user id, a claimed guest order's by the uuid that claimed it. Never by e-mail: an address
- * proves nothing (README "Shop orders").
- */
-export interface ShopCustomers {
-  findByStoreUserId(storeUserId: string): Promise<StoreUser | null>;
-  findByUuid(uuid: string): Promise<StoreUser | null>;
-}
+import { applyGrantPlan, readOrderFacts } from "./shop-apply";
+import { reportGrant, reportRevocation } from "./shop-grants";
+import { planGrants } from "./shop-plan";
 
 export interface ShopSyncDeps {
   db: Database;
@@ -51,43 +44,10 @@ const CLAIM_WAIT_MS = 15_000;
 const CLAIM_POLL_MS = 50;
 const SCAN_CHUNK = 500;
 
-interface Wanted {
-  lineItemId: number;
-  bookId: number;
-}
-
-function fieldsOf(grant: orders.ShopOrderGrantRow): orders.GrantFields {
-  const { orderId, lineItemId, bookId, userUuid, activationId, state } = grant;
-  return { orderId, lineItemId, bookId, userUuid, activationId, state };
-}
-
-const keyOf = (grant: { lineItemId: number; bookId: number }) => `${grant.lineItemId}:${grant.bookId}`;
-
 /** One answer for every claim that proves nothing, so that none tells which part was wrong. */
 const noSuchGuestOrder = () => new AppError("NOT_FOUND", "There is no guest order with this number and key.");
 
 export type ShopOrderView = NonNullable<Awaited<ReturnType<ShopSync["view"]>>>;
-/**
- * What the order grants now: its mapped lines, plus every grant it already made (a book given, or
- * found already held) while the order is paid and that line keeps a net quantity above 0 —
- * deleting a mapping takes no book away (removeShopProduct). `paidOrder`: null when the order
- * grants nothing now (not paid, gone, or an ignored guest order).
- */
-function grantsThatStay(
-  existing: orders.ShopOrderGrantRow[],
-  wanted: Map<string, Wanted>,
-  paidOrder: ShopOrderSnapshot | null,
-): Map<string, Wanted> {
-  const stay = new Map(wanted);
-  if (!paidOrder) return stay;
-  const net = new Map(paidOrder.lines.map((line) => [line.lineItemId, line.netQuantity]));
-  for (const grant of existing) {
-    if (grant.state !== "active" && grant.state !== "already-held") continue;
-    if ((net.get(grant.lineItemId) ?? 0) <= 0) continue;
-    stay.set(keyOf(grant), { lineItemId: grant.lineItemId, bookId: grant.bookId });
-  }
-  return stay;
-}
 
 /** Another instance held the order's claim for the whole wait: 503 to a webhook, skipped by a sync. */
 class OrderBusyError extends AppError {
@@ -280,88 +240,43 @@ export class ShopSync {
       await orders.releaseClaim(db, orderId, token);
       throw error;
     }
-    const paid = snapshot !== null && this.paidStatuses.includes(snapshot.status);
-    const wanted = new Map<string, Wanted>();
-    // SHOP_GUEST_ORDERS=ignore: a guest order nobody claimed grants nothing and waits for no claim.
-    const ignored =
-      snapshot?.customerId === 0 && claimant === null && this.deps.config.shopGuestOrders === "ignore";
-    if (paid && snapshot && !ignored) {
-      for (const line of snapshot.lines) {
-        if (line.netQuantity <= 0) continue;
-        for (const mapping of mappings) {
-          if (mapping.productId !== line.productId) continue;
-          if (mapping.variationId !== 0 && mapping.variationId !== line.variationId) continue;
-          const want = { lineItemId: line.lineItemId, bookId: mapping.bookId };
-          wanted.set(keyOf(want), want);
-        }
-      }
-    }
-    const granted: GrantEvent[] = [];
-    const revoked: GrantEvent[] = [];
     const now = clock.now();
-    await this.apply(orderId, token, async () =>
+    const customer = user?.uuid ?? null;
+    const books = mappings.map((mapping) => mapping.bookId);
+    const applied = await this.apply(orderId, token, async () =>
       withTransaction(db, async (tx) => {
         if (!(await orders.holdsClaim(tx, orderId, token)))
           throw new Error("another instance took over the order's claim");
-        const existing = await orders.grantsOfOrder(tx, orderId);
-        const stay = grantsThatStay(existing, wanted, paid && !ignored ? snapshot : null);
-        const users = new Set(
-          [user?.uuid, ...existing.map((g) => g.userUuid)].filter((u): u is string => !!u),
-        );
-        for (const uuid of [...users].sort()) await orders.lockUser(tx, uuid);
-        // Revocations first: a line's book freed here may be granted again by another line or order.
-        for (const grant of existing) {
-          const keep = stay.has(keyOf(grant)) && grant.userUuid === (user?.uuid ?? null);
-          if (keep && grant.state !== "revoked") continue;
-          if (grant.state === "active") await this.revoke(tx, grant, now, revoked, granted);
-          else if (grant.state === "already-held")
-            await orders.upsertGrant(tx, { ...fieldsOf(grant), activationId: null, state: "revoked" }, now);
-          else if (grant.state === "no-account") await orders.deleteGrant(tx, grant.id);
-        }
-        const current = new Map((await orders.grantsOfOrder(tx, orderId)).map((g) => [keyOf(g), g]));
-        for (const want of stay.values()) {
-          const grant = current.get(keyOf(want));
-          const base = { orderId, lineItemId: want.lineItemId, bookId: want.bookId };
-          if (!user) {
-            await orders.upsertGrant(
-              tx,
-              { ...base, userUuid: null, activationId: null, state: "no-account" },
-              now,
-            );
-            continue;
-          }
-          const held = await orders.heldActivation(tx, user.uuid, want.bookId);
-          if (grant?.state === "active" && held && held.id === grant.activationId) continue;
-          if (held) {
-            await orders.upsertGrant(
-              tx,
-              { ...base, userUuid: user.uuid, activationId: held.id, state: "already-held" },
-              now,
-            );
-            continue;
-          }
-          await this.grant(tx, { ...base, userUuid: user.uuid }, now, granted);
-        }
+        const plan = planGrants({
+          orderId,
+          snapshot,
+          paidStatuses: this.paidStatuses,
+          guestOrders: this.deps.config.shopGuestOrders,
+          claimant,
+          customer,
+          mappings,
+          ...(await readOrderFacts(tx, orderId, customer, books)),
+        });
+        const done = await applyGrantPlan(tx, plan.actions, now);
         await orders.recordOrder(tx, orderId, {
-          status: snapshot?.status ?? "deleted",
-          paid,
-          userUuid: user?.uuid ?? null,
+          ...plan.order,
           // The shop's changes before this second are in the record (its clock has whole seconds).
           shopModifiedAt: new Date(from.getTime() - 1000),
           syncedAt: now,
         });
+        return done;
       }),
     );
     // Reported once committed: a rolled-back transaction granted nothing.
-    for (const event of granted) reportGrant(this.deps.logger, event);
-    for (const event of revoked) reportRevocation(this.deps.logger, event);
-    return { granted: granted.length, revoked: revoked.length };
+    for (const event of applied.granted) reportGrant(this.deps.logger, event);
+    for (const event of applied.revoked) reportRevocation(this.deps.logger, event);
+    return { granted: applied.granted.length, revoked: applied.revoked.length };
   }
 
   /** Runs the apply transaction; if it fails, the claim is given back at once (not at its expiry). */
-  private async apply(orderId: number, token: string, work: () => Promise<void>): Promise<void> {
+  private async apply<T>(orderId: number, token: string, work: () => Promise<T>): Promise<T> {
     try {
-      await work();
+      return await work();
     } catch (error) {
       await orders.releaseClaim(this.deps.db, orderId, token).catch(() => undefined);
       throw error;
@@ -380,64 +295,6 @@ export class ShopSync {
       snapshot?.lines.filter((line) => line.netQuantity > 0).map((line) => line.productId) ?? [];
     if ((await mappingsOfProducts(db, [...new Set(products)])).length > 0) return false;
     return (await orders.grantsOfOrder(db, orderId)).length === 0;
-  }
-
-  private async grant(
-    tx: Database,
-    grant: { orderId: number; lineItemId: number; bookId: number; userUuid: string },
-    now: Date,
-    granted: GrantEvent[],
-  ): Promise<void> {
-    const activation = await orders.insertShopActivation(
-      tx,
-      { bookId: grant.bookId, userUuid: grant.userUuid, shopOrderId: grant.orderId },
-      now,
-    );
-    if (!activation) {
-      const held = await orders.heldActivation(tx, grant.userUuid, grant.bookId);
-      await orders.upsertGrant(tx, { ...grant, activationId: held?.id ?? null, state: "already-held" }, now);
-      return;
-    }
-    await orders.upsertGrant(tx, { ...grant, activationId: activation.id, state: "active" }, now);
-    granted.push({ ...grant, activationId: activation.id });
-  }
-
-  /** Takes back what the grant made; another paid order that found the book held grants it again. */
-  private async revoke(
-    tx: Database,
-    grant: orders.ShopOrderGrantRow,
-    now: Date,
-    revoked: GrantEvent[],
-    granted: GrantEvent[],
-  ): Promise<void> {
-    const userUuid = grant.userUuid ?? "";
-    const activationId = grant.activationId;
-    if (
-      activationId !== null &&
-      (await orders.deleteShopActivation(tx, activationId, grant.orderId, now)) === "deleted"
-    )
-      revoked.push({
-        orderId: grant.orderId,
-        lineItemId: grant.lineItemId,
-        bookId: grant.bookId,
-        userUuid,
-        activationId,
-      });
-    await orders.upsertGrant(tx, { ...fieldsOf(grant), activationId: null, state: "revoked" }, now);
-    if (!grant.userUuid || (await orders.heldActivation(tx, grant.userUuid, grant.bookId))) return;
-    const other = await orders.heldElsewhere(tx, grant.userUuid, grant.bookId, grant.orderId);
-    if (other)
-      await this.grant(
-        tx,
-        {
-          orderId: other.orderId,
-          lineItemId: other.lineItemId,
-          bookId: other.bookId,
-          userUuid: grant.userUuid,
-        },
-        now,
-        granted,
-      );
   }
 
   /**

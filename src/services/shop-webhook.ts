@@ -1,4 +1,4 @@
-// WooCommerce webhook deliveries (WOOCOMMERCE.md "Webhooks"): the signature is checked on the raw
+// WooCommerce webhook deliveries (see `receiveShopWebhook`): the signature is checked on the raw
 // body bytes, in constant time, before anything parses them; the payload only names the order.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { AppError, validationFailed } from "../lib/problems";

@@ -1,4 +1,5 @@
-// Throttling of API.md/DESIGN.md, with its state in the database so limits hold across instances.
+// Throttling (README, Configuration), with its state in the database so limits hold across
+// instances.
 import { createHash } from "node:crypto";
 import type { Database } from "#db";
 import { AppError, type ErrorCode } from "../lib/problems";
@@ -48,7 +49,7 @@ export const throttleRules = {
 } satisfies Record<string, ThrottleRule>;
 
 /**
- * Only failures count, and attempts in flight count as failures until they end (API.md §4). An
+ * Only failures count, and attempts in flight count as failures until they end. An
  * attempt first takes a slot under each of its limits: refused (429) when the failures recorded
  * in the database already fill a limit; made to wait when the failures and the attempts still
  * running fill it, until one of those ends; run otherwise. When it ends, a failure is recorded

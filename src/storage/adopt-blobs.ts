@@ -3,7 +3,7 @@
 // remove them once nothing names them any more. Idempotent: a marker written again is the same.
 import type { Database } from "#db";
 import { recordedBlobs } from "../repositories/blobs";
-import type { BlobStore } from "./blob-store";
+import type { BlobMaintenance } from "./blob-store";
 
 export interface AdoptReport {
   /** Blobs the database names that are now (or were already) this deployment's. */
@@ -19,7 +19,7 @@ export interface AdoptReport {
  */
 export async function adoptNamedBlobs(
   db: Database,
-  blobs: BlobStore,
+  blobs: BlobMaintenance,
   replacing?: string,
 ): Promise<AdoptReport> {
   const report: AdoptReport = { adopted: 0, missing: 0 };

@@ -1,7 +1,7 @@
 // Content-addressed files: <root>/<first 2 hex>/<sha256>. A blob appears under its final name
 // only once it is complete, checked and on disk, so a crash never leaves a half file visible.
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import {
   type FileHandle,
   mkdir,
@@ -63,45 +63,52 @@ export type BlobSource =
     };
 
 /**
- * Content-addressed uploaded files, whichever driver keeps them (STORAGE): services, routes and
- * jobs see only this.
+ * Content-addressed uploaded files, whichever driver keeps them (STORAGE), as requests see them:
+ * routes and services store a checked upload, make sure it is still there before the
+ * transaction that records it, serve it, and ask /health whether uploads could be stored.
  */
 export interface BlobStore {
-  readonly driver: "local" | "s3";
+  /**
+   * Whether the blob is there. An upload asks it after `write`, before the transaction that
+   * records the blob (services/files.ts): `write` left the blob younger than half the cleanup's
+   * grace, and the cleanup removes none younger than the grace, so one that is there now is still
+   * there at the commit.
+   */
+  exists(sha256: string): Promise<boolean>;
+  /**
+   * Streams the source into a local temp file while hashing it, refuses it past maxBytes, lets
+   * `inspect` check the complete file, then publishes it under its hash. Resolves only once the
+   * blob is durably stored and younger than half the cleanup's grace (written, renewed, or found
+   * that young); on failure nothing is published and no temp file is left.
+   */
+  write<T = undefined>(source: ByteSource, options: WriteOptions<T>): Promise<WrittenBlob<T>>;
+  source(sha256: string): BlobSource;
+  /** For /health: throws when uploads could not be stored now. */
+  probeStorage(): Promise<void>;
+}
+
+/**
+ * What start-up, the cleanup job (jobs/blob-cleanup.ts) and `bun run storage adopt` do to the
+ * blobs: temp files, listings, owner markers, removals. Requests never call these.
+ */
+export interface BlobMaintenance {
   /**
    * The deployment whose owner marker `write` puts beside each blob (README "Storage"); undefined
    * (a CLI that only reads or copies): no marker is written and `release…` removes nothing.
    */
   readonly owner: string | undefined;
   init(): Promise<void>;
-  exists(sha256: string): Promise<boolean>;
-  /**
-   * Streams the source into a local temp file while hashing it, refuses it past maxBytes, lets
-   * `inspect` check the complete file, then publishes it under its hash. Resolves only once the
-   * blob is durably stored; on failure nothing is published and no temp file is left.
-   */
-  write<T = undefined>(source: ByteSource, options: WriteOptions<T>): Promise<WrittenBlob<T>>;
-  remove(sha256: string): Promise<void>;
-  /**
-   * Whether a blob this process has just written is still there, at once (callable inside a
-   * SQLite transaction, under the blob's lock). See each driver for how it knows.
-   */
-  existsSync(sha256: string): boolean;
-  /**
-   * The local driver removes a blob synchronously, inside the cleanup's transaction; a driver
-   * without it removes after the transaction with `removeIfUnchangedSince`.
-   */
-  removeSync?(sha256: string): boolean;
   /** Removes the blob unless it was (re)written after `cutoff`; true when this call removed it. */
   removeIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean>;
   /**
-   * What the cleanup calls for a blob its deployment no longer names: gives up this deployment's
-   * owner marker, and removes the blob too when no other deployment has one. A blob without this
-   * deployment's marker is not touched (another deployment's, or one from before markers). The
-   * local driver does it synchronously, inside the cleanup's transaction; true when the blob went.
+   * What the cleanup calls for a blob its deployment no longer names and unchanged since `cutoff`:
+   * gives up this deployment's owner marker, and removes the blob too when no other deployment has
+   * one. A blob without this deployment's marker is not touched (another deployment's, or one from
+   * before markers). The local driver does it synchronously, inside the cleanup's transaction
+   * under the blob's lock; true when the blob went.
    */
-  releaseSync?(sha256: string): boolean;
-  /** `releaseSync` for a bucket: the blob and the marker go only when unchanged since `cutoff`. */
+  releaseSync?(sha256: string, cutoff: Date): boolean;
+  /** `releaseSync` for a bucket, after the transaction: the marker too stays when renewed since `cutoff`. */
   releaseIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean>;
   /**
    * Puts this deployment's owner marker beside an existing blob (`storage adopt`) and removes the
@@ -113,13 +120,14 @@ export interface BlobStore {
   ownersOf(sha256: string): Promise<string[]>;
   removeStaleTempFiles(olderThanMs: number, now?: Date): Promise<number>;
   removeOrphanedTempFiles(now?: Date): Promise<number>;
-  /** For /health: throws when uploads could not be stored now. */
-  probeStorage(): Promise<void>;
   listBlobs(): AsyncIterable<BlobInfo>;
-  source(sha256: string): BlobSource;
 }
 
-const SHA256 = /^[0-9a-f]{64}$/;
+/** A driver: what requests use and what maintenance uses, as `createBlobStore` makes it. */
+export type BlobStorage = BlobStore & BlobMaintenance;
+
+/** A blob's name: its SHA-256, 64 lower-case hex digits (a path or key is made of nothing else). */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SHARD = /^[0-9a-f]{2}$/;
 /**
  * Beside a blob, `<sha256>.owner-<deployment id>` (an empty file, or an empty object in the
@@ -257,8 +265,7 @@ export async function spoolUpload<T>(
   }
 }
 
-export class LocalBlobStore implements BlobStore {
-  readonly driver = "local";
+export class LocalBlobStore implements BlobStorage {
   readonly root: string;
   readonly owner: string | undefined;
   /** Inside the root so that the final rename stays on one filesystem and is atomic. */
@@ -281,7 +288,7 @@ export class LocalBlobStore implements BlobStore {
 
   pathOf(sha256: string): string {
     // The hash becomes a path: anything but 64 hex digits could walk out of the root.
-    if (!SHA256.test(sha256)) throw new TypeError(`not a SHA-256 hex digest: ${sha256}`);
+    if (!SHA256_HEX.test(sha256)) throw new TypeError(`not a SHA-256 hex digest: ${sha256}`);
     return join(this.root, sha256.slice(0, 2), sha256);
   }
 
@@ -326,7 +333,7 @@ export class LocalBlobStore implements BlobStore {
   async removeIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean> {
     const info = await stat(this.pathOf(sha256)).catch(() => null);
     if (!info || info.mtimeMs > cutoff.getTime()) return false;
-    return this.removeSync(sha256);
+    return this.unlinkBlob(sha256);
   }
 
   source(sha256: string): BlobSource {
@@ -339,7 +346,7 @@ export class LocalBlobStore implements BlobStore {
   }
 
   /** Removes the blob's file at once (callable inside a SQLite transaction); false if it was gone. */
-  removeSync(sha256: string): boolean {
+  private unlinkBlob(sha256: string): boolean {
     try {
       unlinkSync(this.pathOf(sha256));
       return true;
@@ -349,29 +356,24 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  /**
-   * Whether the blob's file is there, and this deployment's marker beside it, at once (callable
-   * inside a SQLite transaction): a cleanup that released the blob since `write` took either.
-   */
-  existsSync(sha256: string): boolean {
-    if (!existsSync(this.pathOf(sha256))) return false;
-    return this.owner === undefined || existsSync(this.markerOf(sha256, this.owner));
-  }
-
   async ownersOf(sha256: string): Promise<string[]> {
     return ownersIn(await readdirOrEmpty(join(this.root, sha256.slice(0, 2))), sha256);
   }
 
-  releaseSync(sha256: string): boolean {
+  releaseSync(sha256: string, cutoff: Date): boolean {
     const owner = this.owner;
     if (owner === undefined) return false;
     const marker = this.markerOf(sha256, owner);
     if (!existsSync(marker)) return false;
+    // Renewed since the cutoff: an upload stored these bytes again and records them next (see
+    // BlobStore.exists). Asked in the same synchronous step as the unlink.
+    const modified = statSync(this.pathOf(sha256), { throwIfNoEntry: false })?.mtimeMs;
+    if (modified !== undefined && modified > cutoff.getTime()) return false;
     const names = readdirSync(join(this.root, sha256.slice(0, 2)));
     const shared = ownersIn(names, sha256).some((other) => other !== owner);
     // The blob first, the marker after: a crash in between leaves a marker without a blob (an
     // empty file, harmless), never a blob that no deployment would ever remove.
-    const removed = shared ? false : this.removeSync(sha256);
+    const removed = shared ? false : this.unlinkBlob(sha256);
     unlinkIfPresent(marker);
     return removed;
   }
@@ -379,7 +381,7 @@ export class LocalBlobStore implements BlobStore {
   async releaseIfUnchangedSince(sha256: string, cutoff: Date): Promise<boolean> {
     const info = await stat(this.pathOf(sha256)).catch(() => null);
     if (!info || info.mtimeMs > cutoff.getTime()) return false;
-    return this.releaseSync(sha256);
+    return this.releaseSync(sha256, cutoff);
   }
 
   async adopt(sha256: string, replacing?: string): Promise<boolean> {
@@ -433,7 +435,7 @@ export class LocalBlobStore implements BlobStore {
     for (const shard of shards) {
       const names = (await readdirOrEmpty(join(this.root, shard))).sort();
       for (const name of names) {
-        if (!SHA256.test(name) || !name.startsWith(shard)) continue;
+        if (!SHA256_HEX.test(name) || !name.startsWith(shard)) continue;
         // A blob removed between readdir and stat is simply no longer listed.
         const info = await stat(join(this.root, shard, name)).catch(() => null);
         if (!info?.isFile()) continue;

@@ -3,13 +3,13 @@
 // their blobs with (repositories/deployment.ts).
 import { join } from "node:path";
 import type { Config } from "../config";
-import { type BlobStore, LocalBlobStore } from "./blob-store";
+import { type BlobStorage, LocalBlobStore } from "./blob-store";
 import { S3BlobStore } from "./s3-blob-store";
 
 export function createBlobStore(
   config: Pick<Config, "dataDir" | "storage" | "blobCleanupGraceMs">,
   owner: string | undefined,
-): BlobStore {
+): BlobStorage {
   const dir = join(config.dataDir, "blobs");
   return config.storage.driver === "s3"
     ? new S3BlobStore(config.storage, dir, { owner, graceMs: config.blobCleanupGraceMs })

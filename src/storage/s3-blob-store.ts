@@ -1,4 +1,4 @@
-// Blobs in an S3-compatible bucket (STORAGE=s3, API.md §8), through Bun's built-in S3Client.
+// Blobs in an S3-compatible bucket (STORAGE=s3, README, Storage), through Bun's built-in S3Client.
 // An upload is spooled and checked in a local temp file exactly as on disk, then written to
 // `<prefix>blobs/<sha256>` (multipart, a few parts in memory at most) before the caller records
 // any row: a crash at any step leaves at most an object no row names, which the cleanup job
@@ -8,15 +8,17 @@ import { join } from "node:path";
 import { S3Client, type S3File } from "bun";
 import type { StorageConfig } from "../config";
 import { AppError } from "../lib/problems";
+import { DEFAULT_BLOB_GRACE_MS, reuseFreshMs } from "./blob-grace";
 import {
   type BlobInfo,
   type BlobRange,
   type BlobSource,
-  type BlobStore,
+  type BlobStorage,
   type ByteSource,
   LocalBlobStore,
   OWNER_MARKER,
   ownersIn,
+  SHA256_HEX,
   spoolUpload,
   type WriteOptions,
   type WrittenBlob,
@@ -25,7 +27,6 @@ import { bucketFailureFields } from "./s3-failure";
 
 export type S3StorageConfig = Extract<StorageConfig, { driver: "s3" }>;
 
-const SHA256 = /^[0-9a-f]{64}$/;
 /** Metadata calls (HEAD, DELETE, a list page, the first bytes of a GET). */
 const CALL_TIMEOUT_MS = 10_000;
 /** A part of a multipart upload: S3's minimum is 5 MiB; parts in flight are what memory holds. */
@@ -33,22 +34,6 @@ export const PART_SIZE = 8 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
 /** A whole upload may take this long per part, at least: a stalled bucket fails it, never hangs it. */
 const PART_TIMEOUT_MS = 60_000;
-/** BLOB_CLEANUP_GRACE's default (config.ts); the cleanup removes no object younger than the grace. */
-export const DEFAULT_GRACE_MS = 60 * 60 * 1000;
-
-/**
- * An object already in the bucket is not written again when it is younger than this; an older
- * one is written again, which renews its Last-Modified. The cleanup job removes no object younger
- * than its grace, twice this, so an upload that finds the object present can record its row long
- * before the object could be taken (the S3 stand-in for the disk's touch + lock check). Derived
- * from the grace, since BLOB_CLEANUP_GRACE is configurable: it must stay below it.
- */
-export function reuseFreshMs(graceMs: number): number {
-  const fresh = Math.floor(graceMs / 2);
-  if (!(fresh > 0 && fresh < graceMs)) throw new RangeError(`no reuse window below a grace of ${graceMs} ms`);
-  return fresh;
-}
-export const REUSE_FRESH_MS = reuseFreshMs(DEFAULT_GRACE_MS);
 
 /**
  * What a bucket failure is for clients: try again shortly. The cause is not theirs to see; the
@@ -82,10 +67,10 @@ async function bucketCall<T>(call: () => Promise<T>, timeoutMs = CALL_TIMEOUT_MS
   }
 }
 
-export class S3BlobStore implements BlobStore {
-  readonly driver = "s3";
+export class S3BlobStore implements BlobStorage {
   readonly client: S3Client;
   readonly owner: string | undefined;
+  /** See reuseFreshMs: below the grace of the cleanup that runs with this store. */
   private readonly reuseFreshMs: number;
   private readonly prefix: string;
   /** Temp files of uploads being checked: in DATA_DIR, as with the local driver. */
@@ -98,7 +83,7 @@ export class S3BlobStore implements BlobStore {
     options: { owner?: string; graceMs?: number } = {},
   ) {
     this.owner = options.owner;
-    this.reuseFreshMs = reuseFreshMs(options.graceMs ?? DEFAULT_GRACE_MS);
+    this.reuseFreshMs = reuseFreshMs(options.graceMs ?? DEFAULT_BLOB_GRACE_MS);
     this.client = new S3Client({
       bucket: config.bucket,
       endpoint: config.endpoint,
@@ -113,7 +98,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   keyOf(sha256: string): string {
-    if (!SHA256.test(sha256)) throw new TypeError(`not a SHA-256 hex digest: ${sha256}`);
+    if (!SHA256_HEX.test(sha256)) throw new TypeError(`not a SHA-256 hex digest: ${sha256}`);
     return `${this.prefix}${sha256}`;
   }
 
@@ -203,15 +188,6 @@ export class S3BlobStore implements BlobStore {
 
   async remove(sha256: string): Promise<void> {
     await bucketCall(() => this.file(sha256).delete());
-  }
-
-  /**
-   * True: a blob is recorded only right after `write` resolved, which leaves the object at most
-   * half the grace old (reuseFreshMs), and the cleanup job keeps every object younger than its
-   * grace. The bucket cannot be asked inside a SQLite transaction.
-   */
-  existsSync(_sha256: string): boolean {
-    return true;
   }
 
   /**
@@ -307,7 +283,7 @@ export class S3BlobStore implements BlobStore {
       const contents = page.contents ?? [];
       for (const object of contents) {
         const name = object.key.slice(this.prefix.length);
-        if (!SHA256.test(name)) continue;
+        if (!SHA256_HEX.test(name)) continue;
         yield {
           sha256: name,
           size: object.size ?? 0,

@@ -1,6 +1,7 @@
 // Streaming multipart uploads: the request body is parsed as it arrives and the file part goes
 // straight into the blob store, so an upload costs a few chunks of memory, not its size.
-// Request.formData() and Hono's parseBody() would hold the whole file in memory (DESIGN.md "Files").
+// Request.formData() and Hono's parseBody() would hold the whole file in memory (a 1 GiB upload:
+// 1–2 GiB).
 import { once } from "node:events";
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
 import { SINGLE_LINE } from "../lib/control-characters";
@@ -36,7 +37,7 @@ const missingFile = (fieldName: string) =>
     errors: [{ path: fieldName, message: "is required" }],
   });
 
-// The part's file name is a string of the request body like any other (API.md §4).
+// The part's file name is a string of the request body like any other: no control characters.
 const badFilename = (fieldName: string) =>
   new AppError("VALIDATION_FAILED", "The file name must not contain control characters.", {
     errors: [{ path: fieldName, message: "file name must not contain control characters" }],

@@ -16,6 +16,16 @@ export interface StoreUser {
   passwordStamp: string;
 }
 
+/**
+ * The shop's users as order reconciliation needs them (services/shop-sync.ts): an order's customer
+ * by the shop's user id, a claimed guest order's by the uuid that claimed it. Never by e-mail: an
+ * address proves nothing (README "Shop orders"). The WordPress store has them.
+ */
+export interface ShopCustomers {
+  findByStoreUserId(storeUserId: string): Promise<StoreUser | null>;
+  findByUuid(uuid: string): Promise<StoreUser | null>;
+}
+
 export interface NewCustomer {
   email: string;
   password: string;
@@ -51,4 +61,13 @@ export interface StoreDirectory {
   /** Throws when the store cannot be reached (for /health). */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Whether the store can name a shop order's customer: the WordPress store (SHOP_ORDERS=on needs it). */
+export function hasShopCustomers(store: StoreDirectory): store is StoreDirectory & ShopCustomers {
+  return (
+    store.kind === "wordpress" &&
+    "findByStoreUserId" in store &&
+    typeof store.findByStoreUserId === "function"
+  );
 }

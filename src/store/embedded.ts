@@ -11,6 +11,7 @@ import { preparedFindBy } from "../db/rows";
 import { withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
+import { findStoreUserLink, insertStoreUserLink } from "../repositories/store-user-links";
 import type { NewCustomer, StoreDirectory, StoreUser } from "./directory";
 import { rolesFromCapabilities, serializeCapabilities } from "./php-serialize";
 import {
@@ -34,9 +35,8 @@ const BASE64_CHARS = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst
 // pg_advisory_xact_lock key for registrations ("bookdist" in ASCII); nothing else here uses advisory locks.
 const REGISTER_LOCK_KEY = 0x626f6f6b64697374n;
 
-// GET /authentication/me and every role check look a user up by uuid: prepared, so the SQL is
-// built and compiled once rather than on every call.
-const linkByUuid = preparedFindBy("storeUserLink", "uuid", "embedded_link_by_uuid");
+// GET /authentication/me and every role check read the user of a uuid's link: prepared, so the SQL
+// is built and compiled once rather than on every call.
 const userById = preparedFindBy("storeUser", "id", "embedded_user_by_id");
 const profileMetaOf = preparedPer((db) => {
   const { storeUsermeta } = db.tables;
@@ -100,7 +100,7 @@ export class EmbeddedStore implements StoreDirectory {
     uuid: string,
   ): Promise<number> {
     {
-      const { storeUser, storeUsermeta, storeUserLink } = tx.tables;
+      const { storeUser, storeUsermeta } = tx.tables;
       // The unique indexes guard e-mail and login, but a login taken by a concurrent registration
       // must become "john-2", not EMAIL_ALREADY_EXISTS for a free address; nicename has no index
       // at all. So the check-then-insert runs one at a time: SQLite's transactions already queue,
@@ -159,13 +159,13 @@ export class EmbeddedStore implements StoreDirectory {
       await tx.orm
         .insert(storeUsermeta)
         .values(meta.map(([metaKey, metaValue]) => ({ userId, metaKey, metaValue })));
-      await tx.orm.insert(storeUserLink).values({ uuid, storeUserId: String(userId), createdAt: now });
+      await insertStoreUserLink(tx, { uuid, storeUserId: String(userId), createdAt: now });
       return userId;
     }
   }
 
   async findByUuid(uuid: string): Promise<StoreUser | null> {
-    const link = await linkByUuid(this.db, uuid);
+    const link = await findStoreUserLink(this.db, uuid);
     return link ? this.toStoreUser(Number(link.storeUserId)) : null;
   }
 
@@ -237,7 +237,7 @@ export class EmbeddedStore implements StoreDirectory {
   /** A user created outside the API (e.g. seeded) gets its uuid on first sight, once. */
   private async giveUuid(userId: number): Promise<string> {
     return withTransaction(this.db, async (tx) => {
-      const { storeUsermeta, storeUserLink } = tx.tables;
+      const { storeUsermeta } = tx.tables;
       const [existing] = await tx.orm
         .select({ value: storeUsermeta.metaValue })
         .from(storeUsermeta)
@@ -246,9 +246,7 @@ export class EmbeddedStore implements StoreDirectory {
       if (existing) return existing.value;
       const uuid = crypto.randomUUID();
       await tx.orm.insert(storeUsermeta).values({ userId, metaKey: UUID_KEY, metaValue: uuid });
-      await tx.orm
-        .insert(storeUserLink)
-        .values({ uuid, storeUserId: String(userId), createdAt: this.clock.now() });
+      await insertStoreUserLink(tx, { uuid, storeUserId: String(userId), createdAt: this.clock.now() });
       return uuid;
     });
   }

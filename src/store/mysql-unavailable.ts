@@ -1,7 +1,7 @@
 // What a MySQL/MariaDB error says about the shop's database: "it cannot serve us right now" (a 503
 // with Retry-After for the caller), as opposed to a bug or a misconfigured table, which stays a
-// fault to see. One list for both readers of the shop: its users (wordpress.ts) and its orders
-// (woocommerce.ts).
+// fault to see. One list for both readers of the shop, its users (wordpress.ts) and its orders
+// (woocommerce.ts), through their one client (shop-database.ts).
 
 /** Refusals of the login itself: the user, its password, its host or its rights on the database. */
 const CREDENTIALS_REFUSED = new Set([

@@ -1,5 +1,5 @@
-// How WordPress/WooCommerce derive a new customer's login and nicename (WORDPRESS.md
-// "Registering"); shared by both store drivers so their users look alike.
+// How WordPress/WooCommerce derive a new customer's login and nicename at
+// registration; shared by both store drivers so their users look alike.
 
 const LOGIN_MAX = 60;
 const NICENAME_MAX = 50;

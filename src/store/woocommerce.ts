@@ -1,10 +1,11 @@
 // SHOP_ORDERS=on: the shop's orders, read (never written) from its WooCommerce tables in the
-// WordPress MySQL/MariaDB database (WOOCOMMERCE.md). Which storage holds them — HPOS `wc_orders`
-// or legacy `posts` — is read from wp_options at each sync: a shop may switch at any time.
+// WordPress MySQL/MariaDB database (README, Shop orders). Which storage holds them — HPOS
+// `wc_orders` or legacy `posts` — is read from wp_options at each sync: a shop may switch at any
+// time.
 
-import mysql, { type Pool, type RowDataPacket } from "mysql2/promise";
-import { AppError } from "../lib/problems";
-import { isUnavailable, storeFailureFields } from "./mysql-unavailable";
+import type { RowDataPacket } from "mysql2/promise";
+import { sqlIdentifier } from "../lib/sql-identifier";
+import { fromDateTime, ShopDatabase, type SqlValue, toDateTime } from "./shop-database";
 
 export type OrderStorage = "hpos" | "posts";
 
@@ -41,32 +42,11 @@ export interface WooCommerceOrdersOptions {
   tablePrefix: string;
 }
 
-const CONNECT_TIMEOUT_MS = 5000;
-const QUERY_TIMEOUT_MS = 10_000;
-const CLOSE_WAIT_MS = 1000;
-const IDENTIFIER = /^[A-Za-z0-9_]+$/;
 const LINE_META_KEYS = ["_product_id", "_variation_id", "_qty", "_refunded_item_id"];
-
-/** MySQL DATETIME ('Y-m-d H:i:s', UTC in the *_gmt columns) ↔ Date. */
-function fromDateTime(text: string | null): Date {
-  if (!text || text.startsWith("0000")) return new Date(0);
-  return new Date(`${text.replace(" ", "T")}Z`);
-}
-
-export function toDateTime(date: Date): string {
-  return date.toISOString().slice(0, 19).replace("T", " ");
-}
-
-function shopUnavailable(error?: unknown): AppError {
-  return new AppError("SERVICE_UNAVAILABLE", "The shop's database is not reachable right now.", {
-    headers: { "Retry-After": "5" },
-    logFields: { dependency: "shop", ...storeFailureFields(error) },
-  });
-}
 
 /**
  * Every statement the reader sends, by name: one place, so that bench/shop-explain.ts EXPLAINs
- * exactly these. `prefix` has been checked against IDENTIFIER.
+ * exactly these. `prefix` has passed sqlIdentifier.
  */
 export function orderQueries(prefix: string) {
   const t = (name: string) => `\`${prefix}${name}\``;
@@ -111,40 +91,21 @@ export function orderQueries(prefix: string) {
 }
 
 export class WooCommerceOrders {
-  private readonly pool: Pool;
+  private readonly shop: ShopDatabase;
   private readonly prefix: string;
   private readonly sql: ReturnType<typeof orderQueries>;
-  private closed = false;
 
   constructor(options: WooCommerceOrdersOptions) {
     // The prefix is the only text ever put into SQL; config.ts checks it, and so does this.
-    if (!IDENTIFIER.test(options.tablePrefix))
-      throw new Error("The store table prefix may hold only letters, digits and underscores");
-    this.prefix = options.tablePrefix;
-    this.sql = orderQueries(options.tablePrefix);
-    this.pool = mysql.createPool({
-      uri: options.url,
-      // Reconciliation reads one order at a time: a few connections are plenty.
-      connectionLimit: 4,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      waitForConnections: true,
-      queueLimit: 50,
-      charset: "utf8mb4_unicode_ci",
-      timezone: "Z",
-      dateStrings: true,
-      supportBigNumbers: true,
-      bigNumberStrings: true,
-    });
+    this.prefix = sqlIdentifier(options.tablePrefix, "The store table prefix");
+    this.sql = orderQueries(this.prefix);
+    // Reconciliation reads one order at a time: a few connections are plenty.
+    this.shop = new ShopDatabase({ url: options.url, reader: "shop", connectionLimit: 4, queueLimit: 50 });
   }
 
-  private async rows<T extends RowDataPacket>(sql: string, values: (string | number)[] = []): Promise<T[]> {
-    try {
-      const [rows] = await this.pool.execute<T[]>({ sql, values, timeout: QUERY_TIMEOUT_MS });
-      return rows;
-    } catch (error) {
-      if (isUnavailable(error)) throw shopUnavailable(error);
-      throw error;
-    }
+  /** Each statement on a connection of its own: reading an order needs no session state. */
+  private rows<T extends RowDataPacket>(sql: string, values: SqlValue[] = []): Promise<T[]> {
+    return this.shop.rows<T>(sql, values);
   }
 
   /**
@@ -272,9 +233,7 @@ export class WooCommerceOrders {
     return [...lines.values()];
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.race([this.pool.end().catch(() => undefined), Bun.sleep(CLOSE_WAIT_MS)]);
+  close(): Promise<void> {
+    return this.shop.close();
   }
 }

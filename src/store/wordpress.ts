@@ -1,24 +1,20 @@
 // STORE_DRIVER=wordpress: the shop's own users, read and written in its WordPress/WooCommerce
-// MySQL/MariaDB database (WORDPRESS.md). WordPress guards nothing with unique indexes, so every
-// check-then-insert here runs under a named lock (GET_LOCK) that all bookdist instances share.
+// MySQL/MariaDB database (README, Users from a WordPress/WooCommerce shop). WordPress guards
+// nothing with unique indexes, so every check-then-insert here runs under a named lock (GET_LOCK)
+// that all bookdist instances share.
 import { createHash } from "node:crypto";
-import { eq, or } from "drizzle-orm";
-import mysql, {
-  type Pool,
-  type PoolConnection,
-  type ResultSetHeader,
-  type RowDataPacket,
-} from "mysql2/promise";
+import type { RowDataPacket } from "mysql2/promise";
 import type { Database } from "#db";
 import { DummyHash } from "../auth/dummy-hash";
 import { passwordStampOf } from "../auth/password-stamp";
 import { hashPassword } from "../auth/passwords";
-import { queuedWrite, withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
+import { sqlIdentifier } from "../lib/sql-identifier";
+import { findStoreUserLink, putStoreUserLink } from "../repositories/store-user-links";
 import type { NewCustomer, StoreDirectory, StoreUser } from "./directory";
-import { isUnavailable, storeFailureFields } from "./mysql-unavailable";
 import { rolesFromCapabilities, serializeCapabilities } from "./php-serialize";
+import { QUERY_TIMEOUT_MS, ShopDatabase, type ShopSession, toDateTime } from "./shop-database";
 import {
   baseLogin,
   customerMeta,
@@ -43,36 +39,10 @@ export interface WordPressStoreOptions {
   passwordHashCost: number;
 }
 
-const CONNECT_TIMEOUT_MS = 5000;
-const QUERY_TIMEOUT_MS = 5000;
 const PING_TIMEOUT_MS = 2000;
-const CLOSE_WAIT_MS = 1000;
-// Waiting for a pooled connection is bounded too: a pool whose connections all hang must not
-// queue requests forever.
-const ACQUIRE_TIMEOUT_MS = CONNECT_TIMEOUT_MS + 1000;
 const UUID_LOCK_SECONDS = 5;
 const REGISTER_LOCK_SECONDS = 10;
-const IDENTIFIER = /^[A-Za-z0-9_]+$/;
 const DISPLAY_NAME_MAX = 250;
-
-function storeUnavailable(error?: unknown): AppError {
-  return new AppError(
-    "SERVICE_UNAVAILABLE",
-    "The user store is not reachable right now; try again shortly.",
-    {
-      headers: { "Retry-After": "5" },
-      logFields: { dependency: "user store", ...storeFailureFields(error) },
-    },
-  );
-}
-
-/** What reaches callers: our own AppErrors, 503 for an unreachable store, anything else untouched. */
-function toStoreError(error: unknown): unknown {
-  if (error instanceof AppError) return error;
-  return isUnavailable(error) ? storeUnavailable(error) : error;
-}
-
-type SqlValue = string | number | null;
 
 interface UserRow extends RowDataPacket {
   ID: number | string;
@@ -88,57 +58,9 @@ interface MetaRow extends RowDataPacket {
   meta_value: string | null;
 }
 
-/**
- * One pooled connection. mysql2's query timeout leaves the connection busy with the unanswered
- * statement (the next one would wait behind it), so a connection that timed out or failed is
- * destroyed instead of going back to the pool.
- */
-class Session {
-  private broken = false;
-
-  constructor(private readonly connection: PoolConnection) {}
-
-  async rows<T extends RowDataPacket>(
-    sql: string,
-    values: SqlValue[] = [],
-    timeout = QUERY_TIMEOUT_MS,
-  ): Promise<T[]> {
-    const [rows] = await this.guard(this.connection.execute<T[]>({ sql, values, timeout }));
-    return rows;
-  }
-
-  async run(sql: string, values: SqlValue[] = [], timeout = QUERY_TIMEOUT_MS): Promise<ResultSetHeader> {
-    const [result] = await this.guard(this.connection.execute<ResultSetHeader>({ sql, values, timeout }));
-    return result;
-  }
-
-  /** Statements the binary protocol may not prepare (transaction control). */
-  async plain(sql: string): Promise<void> {
-    await this.guard(this.connection.query({ sql, timeout: QUERY_TIMEOUT_MS }));
-  }
-
-  markBroken(): void {
-    this.broken = true;
-  }
-
-  release(): void {
-    if (this.broken) this.connection.destroy();
-    else this.connection.release();
-  }
-
-  private async guard<T>(pending: Promise<T>): Promise<T> {
-    try {
-      return await pending;
-    } catch (error) {
-      if (isUnavailable(error)) this.broken = true;
-      throw error;
-    }
-  }
-}
-
 export class WordPressStore implements StoreDirectory {
   readonly kind = "wordpress" as const;
-  private readonly pool: Pool;
+  private readonly shop: ShopDatabase;
   private readonly users: string;
   private readonly usermeta: string;
   private readonly capabilitiesKey: string;
@@ -150,23 +72,20 @@ export class WordPressStore implements StoreDirectory {
   private readonly passwordHashCost: number;
   /** What a failed check costs: the dearest scheme the shop's users have (dummy-hash.ts). */
   private readonly dummyHash: DummyHash;
-  private closed = false;
 
   constructor(options: WordPressStoreOptions) {
     // The prefix is the only text ever put into SQL; config.ts checks it, and so does this.
-    if (!IDENTIFIER.test(options.tablePrefix)) {
-      throw new Error("The store table prefix may hold only letters, digits and underscores");
-    }
-    if (!IDENTIFIER.test(options.uuidMetaKey)) {
-      throw new Error("The store uuid meta key may hold only letters, digits and underscores");
-    }
-    if (!options.url.startsWith("mysql://"))
-      throw new Error("The store database URL must start with mysql://");
-    this.prefix = options.tablePrefix;
-    this.users = `\`${options.tablePrefix}users\``;
-    this.usermeta = `\`${options.tablePrefix}usermeta\``;
-    this.capabilitiesKey = `${options.tablePrefix}capabilities`;
-    this.uuidMetaKey = options.uuidMetaKey;
+    this.prefix = sqlIdentifier(options.tablePrefix, "The store table prefix");
+    this.users = `\`${this.prefix}users\``;
+    this.usermeta = `\`${this.prefix}usermeta\``;
+    this.capabilitiesKey = `${this.prefix}capabilities`;
+    this.uuidMetaKey = sqlIdentifier(options.uuidMetaKey, "The store uuid meta key");
+    this.shop = new ShopDatabase({
+      url: options.url,
+      reader: "user store",
+      connectionLimit: 10,
+      queueLimit: 100,
+    });
     this.database = decodeURIComponent(new URL(options.url).pathname.replace(/^\//, ""));
     this.db = options.db;
     this.clock = options.clock;
@@ -175,20 +94,6 @@ export class WordPressStore implements StoreDirectory {
       () => this.hashSchemes(),
       () => this.clock.now().getTime(),
     );
-    this.pool = mysql.createPool({
-      uri: options.url,
-      connectionLimit: 10,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      waitForConnections: true,
-      queueLimit: 100,
-      enableKeepAlive: true,
-      charset: "utf8mb4_unicode_ci",
-      timezone: "Z",
-      dateStrings: true,
-      // wp_users.ID is BIGINT UNSIGNED: keep large ids exact.
-      supportBigNumbers: true,
-      bigNumberStrings: true,
-    });
   }
 
   async authenticate(
@@ -201,12 +106,12 @@ export class WordPressStore implements StoreDirectory {
     // minutes); the check below waits for them.
     this.dummyHash.current().catch(() => undefined);
     const row =
-      needle === "" ? undefined : await this.withSession((session) => this.findUserRow(session, needle));
+      needle === "" ? undefined : await this.shop.session((session) => this.findUserRow(session, needle));
     await beforeCheck?.(row ? String(row.ID) : null);
     // No connection is held while hashing: bcrypt takes longer than the queries.
     const verified = await this.dummyHash.verify(password, row?.user_pass);
     if (!row || !verified) return null;
-    const user = await this.withSession((session) => this.completeUser(session, row));
+    const user = await this.shop.session((session) => this.completeUser(session, row));
     await this.recordLink(user.uuid, user.storeUserId);
     return user;
   }
@@ -220,7 +125,7 @@ export class WordPressStore implements StoreDirectory {
     // john@b.com would both find "john" free). Registrations are rare and throttled, and the hash
     // is made before the lock, so queueing them costs next to nothing.
     const lock = this.lockName("bookdist-register-", "");
-    const user = await this.withSession((session) =>
+    const user = await this.shop.session((session) =>
       this.underLock(session, lock, REGISTER_LOCK_SECONDS, () =>
         this.inTransaction(session, () => this.insertCustomer(session, customer, email, passwordHash)),
       ),
@@ -230,18 +135,13 @@ export class WordPressStore implements StoreDirectory {
   }
 
   async findByUuid(uuid: string): Promise<StoreUser | null> {
-    const { storeUserLink } = this.db.tables;
-    const [link] = await this.db.orm
-      .select({ storeUserId: storeUserLink.storeUserId })
-      .from(storeUserLink)
-      .where(eq(storeUserLink.uuid, uuid))
-      .limit(1);
+    const link = await findStoreUserLink(this.db, uuid);
     if (link) {
-      const linked = await this.withSession((session) => this.loadUser(session, link.storeUserId));
+      const linked = await this.shop.session((session) => this.loadUser(session, link.storeUserId));
       if (linked?.uuid === uuid) return linked;
     }
     // No link yet (or a stale one): usermeta is the shop-side record, scan it.
-    const found = await this.withSession(async (session) => {
+    const found = await this.shop.session(async (session) => {
       const userId = await this.userIdWithUuid(session, uuid);
       return userId === null ? null : this.loadUser(session, userId);
     });
@@ -254,7 +154,7 @@ export class WordPressStore implements StoreDirectory {
     const needle = loginOrEmail.trim();
     if (needle === "") return null;
     // The same look-up as a login's, so an operator's `admin grant x` names whom `x` logs in as.
-    const user = await this.withSession(async (session) => {
+    const user = await this.shop.session(async (session) => {
       const row = await this.findUserRow(session, needle);
       return row ? this.completeUser(session, row) : null;
     });
@@ -264,61 +164,20 @@ export class WordPressStore implements StoreDirectory {
 
   /** The user with this wp_users.ID (a shop order's customer_id), with a uuid (given now if missing). */
   async findByStoreUserId(storeUserId: string): Promise<StoreUser | null> {
-    const user = await this.withSession((session) => this.loadUser(session, storeUserId));
+    const user = await this.shop.session((session) => this.loadUser(session, storeUserId));
     if (user) await this.recordLink(user.uuid, user.storeUserId);
     return user;
   }
 
   async ping(): Promise<void> {
-    await this.withSession(async (session) => {
+    await this.shop.session(async (session) => {
       // Touching the users table also proves the prefix and the SELECT grant, not only the network.
       await session.rows(`SELECT 1 AS ok FROM ${this.users} LIMIT 1`, [], PING_TIMEOUT_MS);
     }, PING_TIMEOUT_MS);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    // end() waits for connections still being attempted (up to the connect timeout) and then
-    // fails them; at shutdown neither the wait nor the failure is worth having.
-    await Promise.race([this.pool.end().catch(() => undefined), Bun.sleep(CLOSE_WAIT_MS)]);
-  }
-
-  /**
-   * Every statement against the shop runs in here, on one pooled connection; a failure to reach
-   * the shop leaves as SERVICE_UNAVAILABLE (errors of the service's own database are not ours to
-   * rename, and pass by the other way).
-   */
-  private async withSession<T>(
-    work: (session: Session) => Promise<T>,
-    acquireMs = ACQUIRE_TIMEOUT_MS,
-  ): Promise<T> {
-    const session = new Session(await this.acquire(acquireMs));
-    try {
-      return await work(session);
-    } catch (error) {
-      throw toStoreError(error);
-    } finally {
-      session.release();
-    }
-  }
-
-  private async acquire(timeoutMs: number): Promise<PoolConnection> {
-    const pending = this.pool.getConnection();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(storeUnavailable()), timeoutMs);
-    });
-    try {
-      return await Promise.race([pending, timeout]);
-    } catch (error) {
-      // A connection that arrives after we gave up goes straight back.
-      pending.then((late) => late.release()).catch(() => undefined);
-      // Our own time limit's error as it is; the driver's, with the reason for the log line.
-      throw error instanceof AppError ? error : storeUnavailable(error);
-    } finally {
-      clearTimeout(timer);
-    }
+  close(): Promise<void> {
+    return this.shop.close();
   }
 
   /**
@@ -331,7 +190,7 @@ export class WordPressStore implements StoreDirectory {
   }
 
   private async underLock<T>(
-    session: Session,
+    session: ShopSession,
     name: string,
     seconds: number,
     work: () => Promise<T>,
@@ -342,7 +201,7 @@ export class WordPressStore implements StoreDirectory {
       seconds * 1000 + QUERY_TIMEOUT_MS,
     );
     // 0: another session held it for the whole wait; NULL: the server failed to take it.
-    if (Number(row?.acquired) !== 1) throw storeUnavailable();
+    if (Number(row?.acquired) !== 1) throw this.shop.unavailable();
     try {
       return await work();
     } finally {
@@ -353,7 +212,7 @@ export class WordPressStore implements StoreDirectory {
     }
   }
 
-  private async inTransaction<T>(session: Session, work: () => Promise<T>): Promise<T> {
+  private async inTransaction<T>(session: ShopSession, work: () => Promise<T>): Promise<T> {
     await session.plain("START TRANSACTION");
     try {
       const result = await work();
@@ -365,7 +224,7 @@ export class WordPressStore implements StoreDirectory {
     }
   }
 
-  private async findUserRow(session: Session, needle: string): Promise<UserRow | undefined> {
+  private async findUserRow(session: ShopSession, needle: string): Promise<UserRow | undefined> {
     // The _ci collation makes both comparisons case-insensitive. A name that looks like an e-mail
     // means that user's e-mail first: a login reading like someone's e-mail (old data, or made in
     // wp-admin) must not shadow that user. Any other name is a login first.
@@ -383,7 +242,7 @@ export class WordPressStore implements StoreDirectory {
    * large shop is not read row by row).
    */
   private async hashSchemes(): Promise<string[]> {
-    const rows = await this.withSession((session) =>
+    const rows = await this.shop.session((session) =>
       session.rows<RowDataPacket>(
         // Compared as bytes: the table's _ci collation would take $P$B and $P$b for one scheme.
         `SELECT DISTINCT CAST(CASE
@@ -399,7 +258,7 @@ export class WordPressStore implements StoreDirectory {
     return rows.map((row) => Buffer.from(row.scheme as Uint8Array).toString());
   }
 
-  private async loadUser(session: Session, storeUserId: string): Promise<StoreUser | null> {
+  private async loadUser(session: ShopSession, storeUserId: string): Promise<StoreUser | null> {
     const [row] = await session.rows<UserRow>(
       `SELECT ID, user_login, user_pass, user_email, display_name FROM ${this.users} WHERE ID = ?`,
       [storeUserId],
@@ -408,7 +267,7 @@ export class WordPressStore implements StoreDirectory {
   }
 
   /** The user's names, roles and uuid from usermeta; a user without a uuid gets one now. */
-  private async completeUser(session: Session, row: UserRow): Promise<StoreUser> {
+  private async completeUser(session: ShopSession, row: UserRow): Promise<StoreUser> {
     const userId = String(row.ID);
     const meta = await this.metaOf(session, userId, [
       "first_name",
@@ -434,7 +293,7 @@ export class WordPressStore implements StoreDirectory {
    * First row per key, as get_user_meta(…, true) reads it (but an empty row does not hide a later
    * value, so a blank uuid row can't make every login add another); keys compared exactly, as PHP does.
    */
-  private async metaOf(session: Session, userId: string, keys: string[]): Promise<Map<string, string>> {
+  private async metaOf(session: ShopSession, userId: string, keys: string[]): Promise<Map<string, string>> {
     const rows = await session.rows<MetaRow>(
       `SELECT meta_key, meta_value FROM ${this.usermeta}
        WHERE user_id = ? AND meta_key IN (${keys.map(() => "?").join(", ")}) ORDER BY umeta_id`,
@@ -449,7 +308,7 @@ export class WordPressStore implements StoreDirectory {
   }
 
   /** A customer who existed before bookdist gets a uuid at first sight, exactly once. */
-  private giveUuid(session: Session, userId: string): Promise<string> {
+  private giveUuid(session: ShopSession, userId: string): Promise<string> {
     return this.underLock(session, this.lockName("bookdist-uuid-", userId), UUID_LOCK_SECONDS, async () => {
       // Re-read under the lock: a concurrent first login may have just written it.
       const existing = (await this.metaOf(session, userId, [this.uuidMetaKey])).get(this.uuidMetaKey);
@@ -464,7 +323,7 @@ export class WordPressStore implements StoreDirectory {
     });
   }
 
-  private async userIdWithUuid(session: Session, uuid: string): Promise<string | null> {
+  private async userIdWithUuid(session: ShopSession, uuid: string): Promise<string | null> {
     // No index covers meta_value: this scans the key's rows, hence store_user_link in front of it.
     const rows = await session.rows<MetaRow>(
       `SELECT user_id, meta_key, meta_value FROM ${this.usermeta}
@@ -476,7 +335,7 @@ export class WordPressStore implements StoreDirectory {
   }
 
   private async insertCustomer(
-    session: Session,
+    session: ShopSession,
     customer: NewCustomer,
     email: string,
     passwordHash: string,
@@ -496,7 +355,7 @@ export class WordPressStore implements StoreDirectory {
       `INSERT INTO ${this.users} (user_login, user_pass, user_nicename, user_email, user_url, user_registered,
          user_activation_key, user_status, display_name)
        VALUES (?, ?, ?, ?, '', ?, '', 0, ?)`,
-      [login, passwordHash, nicename, email, wordpressDateTime(this.clock.now()), storedDisplayName],
+      [login, passwordHash, nicename, email, toDateTime(this.clock.now()), storedDisplayName],
     );
     const userId = String(inserted.insertId);
     const uuid = crypto.randomUUID();
@@ -533,7 +392,7 @@ export class WordPressStore implements StoreDirectory {
    * accent-insensitive) have the last word, and covers suffixes that had to shorten the base.
    */
   private async freeName(
-    session: Session,
+    session: ShopSession,
     column: "user_login" | "user_nicename",
     base: string,
     max: number,
@@ -557,24 +416,8 @@ export class WordPressStore implements StoreDirectory {
   }
 
   /** Keeps store_user_link (uuid → wp_users.ID) in step with the shop's usermeta. */
-  private async recordLink(uuid: string, storeUserId: string): Promise<void> {
-    const { storeUserLink } = this.db.tables;
-    const matching = or(eq(storeUserLink.uuid, uuid), eq(storeUserLink.storeUserId, storeUserId));
-    const rows = await this.db.orm
-      .select({ uuid: storeUserLink.uuid, storeUserId: storeUserLink.storeUserId })
-      .from(storeUserLink)
-      .where(matching);
-    if (rows.length === 1 && rows[0]?.uuid === uuid && rows[0].storeUserId === storeUserId) return;
-    const link = { uuid, storeUserId, createdAt: this.clock.now() };
-    if (rows.length === 0) {
-      await queuedWrite(this.db, (tx) => tx.orm.insert(storeUserLink).values(link).onConflictDoNothing());
-      return;
-    }
-    // A stale row (the uuid meta was edited or the user re-created in the shop): the shop wins.
-    await withTransaction(this.db, async (tx) => {
-      await tx.orm.delete(tx.tables.storeUserLink).where(matching);
-      await tx.orm.insert(tx.tables.storeUserLink).values(link).onConflictDoNothing();
-    });
+  private recordLink(uuid: string, storeUserId: string): Promise<void> {
+    return putStoreUserLink(this.db, { uuid, storeUserId, createdAt: this.clock.now() });
   }
 }
 
@@ -585,11 +428,6 @@ export class WordPressStore implements StoreDirectory {
 function fitDisplayName(displayName: string, login: string): string {
   const escaped = escapeHtml(displayName);
   return escaped.length <= DISPLAY_NAME_MAX ? escaped : login;
-}
-
-/** `user_registered`: UTC as 'Y-m-d H:i:s', as WordPress writes it. */
-function wordpressDateTime(date: Date): string {
-  return date.toISOString().slice(0, 19).replace("T", " ");
 }
 
 // '!' rather than the default '\': a backslash escape would depend on NO_BACKSLASH_ESCAPES.

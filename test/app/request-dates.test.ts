@@ -1,4 +1,4 @@
-// Dates in request bodies (API.md §4): RFC 3339 with a year from 1970 to 9999, anything else a
+// Dates in request bodies: RFC 3339 with a year from 1970 to 9999, anything else a
 // 400 VALIDATION_FAILED on every database: the real server on SQLite, and on Postgres when
 // TEST_DATABASE_URL is set. Before, year 0000 was a 500 on Postgres, and an offset that carries
 // 9999-12-31 into year 10000 came back as "+010000-…" on SQLite.

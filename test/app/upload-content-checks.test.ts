@@ -1,9 +1,9 @@
-// What an upload's content must be before the real server keeps it and hands it to devices (API.md
-// §6): an archive whose entries could land outside the folder it is unpacked into, or whose central
-// directory tells another story than its local headers, or with an entry that is a symbolic link, is
-// refused with 415; so is a cover PNG of more than 10,000 × 10,000 or 40,000,000 pixels, or whose
-// image data does not inflate to the size its header declares. Archives people make with Info-ZIP,
-// and PNGs of every colour type, still pass.
+// What an upload's content must be before the real server keeps it and hands it to devices (README,
+// What is there): an archive whose entries could land outside the folder it is unpacked into, or
+// whose central directory tells another story than its local headers, or with an entry that is a
+// symbolic link, is refused with 415; so is a cover PNG of more than 10,000 × 10,000 or 40,000,000
+// pixels, or whose image data does not inflate to the size its header declares. Archives people
+// make with Info-ZIP, and PNGs of every colour type, still pass.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-// What a stranger can do with the Authorization header of the real server (API.md §3): a Basic
+// What a stranger can do with the Authorization header of the real server: a Basic
 // token in any spelling but its canonical one is refused before a password is checked, a JWT
 // with a `crit` header is refused, and the answers that carry a token or the caller's profile
 // are kept by no cache.

@@ -1,4 +1,4 @@
-// API.md §2: 401 answers carry WWW-Authenticate, 405 Allow, 416 Content-Range and 429/503/507
+// 401 answers carry WWW-Authenticate, 405 Allow, 416 Content-Range and 429/503/507
 // Retry-After, and the OpenAPI document declares each of those headers on every response of those
 // statuses, including the ones a route answers with a body of its own (GET /health's 503).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,9 +1,9 @@
 // Schema-driven fuzzing over the live OpenAPI document: for every operation, fast-check builds
-// valid and broken requests from its parameter and body schemas (wrong types, missing fields,
-// huge and unicode strings, negative and enormous ids, bad UUIDs, malformed JSON, wrong content
-// types, unknown sort fields) and sends them in-process as an admin, a user or nobody.
-// Invariants: never a 5xx; every error is problem+json with a code of API.md §2 and its status;
-// every 2xx JSON body validates against the documented response schema (JSON Schema 2020-12).
+// valid and broken requests from its parameter and body schemas (wrong types, missing fields, huge
+// and unicode strings, negative and enormous ids, bad UUIDs, malformed JSON, wrong content types,
+// unknown sort fields) and sends them in-process as an admin, a user or nobody. Invariants: never a
+// 5xx; every error is problem+json with a code of lib/problems.ts and its status; every 2xx JSON
+// body validates against the documented response schema (JSON Schema 2020-12).
 //
 // Reproduce a run: FUZZ_SEED=<printed seed> bun test test/contract/fuzz.test.ts
 // More cases:      FUZZ_RUNS=<cases per operation> (default 80)

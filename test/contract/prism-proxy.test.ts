@@ -13,7 +13,7 @@
 // response declaring both could never pass in one instance: HAL requests go to a second Prism whose
 // copy of the document lists application/hal+json first, plain ones to a copy with application/json
 // first. For the same reason Prism cannot tell whether application/hal+json is declared at all;
-// the test checks that itself, with the headers API.md says the document declares.
+// the test checks that itself, with the headers the document must declare (lib/problems.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -60,7 +60,7 @@ interface Sent {
   upstream?: UpstreamAnswer;
 }
 
-/** Headers API.md names, which the document must declare on each response that carries them. */
+/** Headers error answers carry, which the document must declare on each response that carries them. */
 const CONTRACT_HEADERS = [
   "WWW-Authenticate",
   "Allow",
@@ -736,8 +736,8 @@ async function runScenario(): Promise<void> {
   await call({ op: "downloadApk", as: A, path: { id: launcher.id }, status: 404 });
   await call({ op: "deleteApk", as: A, path: { id: launcher.id }, status: 200 });
 
-  // Shop orders (API.md §7): the mappings work on any store; this server runs SHOP_ORDERS=off, so
-  // the sync, an order, the webhook and a claim are 404.
+  // Shop orders (README, Shop orders): the mappings work on any store; this server runs
+  // SHOP_ORDERS=off, so the sync, an order, the webhook and a claim are 404.
   const mapping = (
     await call({ op: "createShopProduct", as: A, json: { bookId: book.id, productId: 1520 }, status: 201 })
   ).body;

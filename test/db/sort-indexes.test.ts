@@ -1,4 +1,4 @@
-// Every documented sort field is backed by an index (API.md §1): page 0 of every list, in every
+// Every documented sort field is backed by an index: page 0 of every list, in every
 // sort field the routes offer and either direction, is read in index order, never sorted. The
 // planner is asked about the very statements the repositories run (their SQL and parameters are
 // caught by a logger), on a freshly migrated database: SQLite must not plan a temp B-tree for the

@@ -17,10 +17,11 @@ const CODES = 10_000;
 /** Generous: the target is 50 ms of loop per request, and CI machines are slow and shared. */
 const LONGEST_WAIT_MS = 250;
 /**
- * A batch's one transaction must begin and end in one turn of the loop (DESIGN.md "SQLite write
- * discipline"), and its 10,000 INSERTs alone are 120–170 ms of CPU on SQLite (Drizzle building
- * them ~60 %, SQLite running them the rest), several times that in wall time on a busy machine.
- * The bound for it is /health's own promise: an answer within a second (API.md §5).
+ * A batch's one transaction must begin and end in one turn of the loop (on SQLite, whose one
+ * connection every request shares), and its 10,000 INSERTs alone are 120–170 ms of CPU on SQLite
+ * (Drizzle building them ~60 %, SQLite running them the rest), several times that in wall time on a
+ * busy machine. The bound for it is /health's own promise: an answer within a second (README, What
+ * is there).
  */
 const BATCH_LONGEST_WAIT_MS = 1000;
 const readsPdf = requireTool(["pdfinfo", "pdftotext"], "poppler-utils");

@@ -1,4 +1,4 @@
-// One listener per port (API.md §8): a second server started on a port already in use stops at
+// One listener per port: a second server started on a port already in use stops at
 // once with one line naming the port, instead of sharing the port (SO_REUSEPORT, which Bun turns
 // on outside development) and silently taking half the first one's traffic.
 import { afterAll, describe, expect, test } from "bun:test";

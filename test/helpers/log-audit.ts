@@ -1,8 +1,8 @@
-// The log of a whole test run, audited (API.md §8: no token, password, query secret or presigned
-// signature in any line). Every in-process app logs through `auditedLogger` unless a test gives
-// its own logger, and every real server the helpers start has its output fed here line by line;
-// the preload's afterAll fails the run if any line held a secret, naming the source and the kind
-// of secret, never the secret itself.
+// The log of a whole test run, audited (README, Health, logs and metrics: no token, password, query
+// secret or presigned signature in any line). Every in-process app logs through `auditedLogger`
+// unless a test gives its own logger, and every real server the helpers start has its output fed
+// here line by line; the preload's afterAll fails the run if any line held a secret, naming the
+// source and the kind of secret, never the secret itself.
 import { createLogger, type Logger } from "../../src/lib/logger";
 
 /** Secrets the run knows by value: signing secrets, fixture passwords, object-store keys. */

@@ -4,11 +4,14 @@ process.env.TZ = "UTC";
 import { afterAll } from "bun:test";
 import { guardSpawns, scrubTestProcessEnv } from "./child-env";
 import { logAuditReport } from "./log-audit";
+import { nameSkipReasons } from "./requires";
 
 // Tests touch only what they were given (TEST_DATABASE_URL, TEST_STORE_DATABASE_URL): nothing a
 // `.env` beside the project or the shell says about the service reaches them or their children.
 scrubTestProcessEnv();
 guardSpawns();
+// Every test an `.if` skips names its reason (test/helpers/requires.ts).
+nameSkipReasons();
 
 // Once, after the last file: the whole run's log held no secret (test/helpers/log-audit.ts). A
 // throw here is a failing test of its own, so the run fails.

@@ -7,6 +7,7 @@ import type { Subprocess } from "bun";
 import { childEnv } from "./child-env";
 import { createTestDatabase, type TestDatabase } from "./databases";
 import { auditLogLine } from "./log-audit";
+import { refuseRealServerInFastRun } from "./requires";
 
 export const projectRoot = join(import.meta.dir, "..", "..");
 
@@ -24,6 +25,7 @@ export interface RealServer {
 }
 
 export async function startRealServer(options: { env?: Record<string, string> } = {}): Promise<RealServer> {
+  refuseRealServerInFastRun();
   const dataDir = mkdtempSync(join(tmpdir(), "bookdist-real-"));
   // SQLite: the server's default file in DATA_DIR. Postgres: a database of its own.
   const database: TestDatabase | undefined = process.env.TEST_DATABASE_URL

@@ -1,5 +1,5 @@
 // What a test reads off a response, in the contract's terms: a problem with its status and code
-// (API.md §2), or a body that is what the route's response schema says it is.
+// (RFC 9457 problem+json), or a body that is what the route's response schema says it is.
 import { expect } from "bun:test";
 import { z } from "zod";
 import type { ErrorCode, Problem } from "../../src/lib/problems";

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { childEnv } from "./child-env";
 import { auditLogLine, auditLogText } from "./log-audit";
+import { refuseRealServerInFastRun } from "./requires";
 
 export const projectRoot = join(import.meta.dir, "..", "..");
 
@@ -34,6 +35,7 @@ export async function spawnServer(options: {
   /** A command the server runs under, e.g. ["unshare", "--pid", "--fork"]. */
   wrapper?: string[];
 }): Promise<SpawnedServer> {
+  refuseRealServerInFastRun();
   const port = options.port ?? freePort();
   const child = Bun.spawn([...(options.wrapper ?? []), "bun", "src/index.ts"], {
     cwd: projectRoot,

@@ -55,7 +55,7 @@ export async function createTestApp(
   options: {
     env?: Record<string, string>;
     store?: (deps: Omit<Deps, "store">) => StoreDirectory | Promise<StoreDirectory>;
-    /** SHOP_ORDERS=on: the reconciliation, built over the store (src/store/open-shop.ts). */
+    /** SHOP_ORDERS=on: the reconciliation, built over the store (src/services/open-shop.ts). */
     shop?: (deps: Deps) => Promise<ShopSync | undefined>;
     onQuery?: (query: string) => void;
     /** Default: silent. A test that asserts on log lines passes its own. */

@@ -1,4 +1,4 @@
-// A WooCommerce shop's orders written the way WooCommerce writes them (WOOCOMMERCE.md), into a
+// A WooCommerce shop's orders written the way WooCommerce writes them (README, Shop orders), into a
 // WordPress database of test/helpers/wordpress.ts loaded with test/fixtures/woocommerce/schema.sql:
 // HPOS (wc_orders, addresses, operational data, a placeholder post reserving the id) or legacy posts
 // (a shop_order post and its postmeta); line items and their meta in the shared item tables;

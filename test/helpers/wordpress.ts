@@ -19,7 +19,7 @@ export function requireStoreServer(): boolean {
   );
 }
 
-/** The three fixture users of schema.sql, each with the password WORDPRESS.md gives and its roles here. */
+/** schema.sql's three fixture users, each with the password its comment gives and its roles here. */
 export const fixtureLogins = [
   { name: "admin", password: "correct horse battery staple", roles: ["user", "admin"] },
   { name: "manager@example.com", password: "Pässwörd-日本語-🔐", roles: ["user", "admin"] },

@@ -1,5 +1,5 @@
-// The client address of API.md §3 (finding 6): unit tests of the parsing and keying, then the real
-// server (its own process, TCP peer 127.0.0.1) with and without TRUSTED_PROXIES.
+// The client address (README, Configuration; finding 6): unit tests of the parsing and keying, then
+// the real server (its own process, TCP peer 127.0.0.1) with and without TRUSTED_PROXIES.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { parseConfig } from "../../src/config";
 import { resolveClientAddress } from "../../src/http/client-address";
 import { type AddressRange, AddressSet, parseAddressRange, throttleBucketOf } from "../../src/lib/ip-address";
+import { startsRealServer } from "../helpers/requires";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 
 const rangesOf = (...entries: string[]) =>
@@ -45,7 +46,7 @@ describe("client address rules", () => {
 });
 
 /** 10 failed logins of one unknown name allowed per client, then 429. */
-describe("the real server's login throttle by client address", () => {
+describe.if(startsRealServer())("the real server's login throttle by client address", () => {
   let dataDirs: string[] = [];
   let servers: SpawnedServer[] = [];
   const start = async (env: Record<string, string>) => {

@@ -16,7 +16,7 @@ import { parseConfig } from "../../src/config";
 import { adminWithBook, runAdminCli } from "../helpers/admin-cli";
 import { requireCeph } from "../helpers/ceph";
 import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
-import { onlyIn } from "../helpers/requires";
+import { onlyIn, startsRealServer } from "../helpers/requires";
 import { s3Env } from "../helpers/s3-env";
 import { projectRoot, type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 import { TEST_PASSWORD } from "../helpers/test-app";
@@ -123,57 +123,57 @@ describe("BLOB_CLEANUP_GRACE", () => {
   });
 });
 
-describe.if(onlyIn(testDialect === "postgres", "needs TEST_DATABASE_URL: a switch from SQLite to Postgres"))(
-  "a server switched from SQLite to Postgres with the same DATA_DIR (finding 10)",
-  () => {
-    test("its cleanup leaves the SQLite deployment's cover, which downloads again after switching back", async () => {
-      const dataDir = folder("switch");
-      // SQLite: the server's default database file in DATA_DIR.
-      const sqlite = await start(dataDir, {});
-      const { token, bookId } = await adminWithBook(
-        sqlite,
-        { DATA_DIR: dataDir },
-        { email: "switch-admin@example.com", password: TEST_PASSWORD, bookTitle: "Switched" },
-      );
-      const cover = await png("the SQLite deployment's cover");
-      await uploadCover(sqlite, token, bookId, cover);
-      await stop(sqlite);
-      const file = join(dataDir, "blobs", sha256(cover).slice(0, 2), sha256(cover));
-      expect(existsSync(file)).toBe(true);
-      // An hour old: well past the grace, as it would be when the switch happens.
-      const anHourAgo = new Date(Date.now() - 3_600_000);
-      utimesSync(file, anHourAgo, anHourAgo);
+describe.if(
+  onlyIn(testDialect === "postgres", "needs TEST_DATABASE_URL: a switch from SQLite to Postgres") &&
+    startsRealServer(),
+)("a server switched from SQLite to Postgres with the same DATA_DIR (finding 10)", () => {
+  test("its cleanup leaves the SQLite deployment's cover, which downloads again after switching back", async () => {
+    const dataDir = folder("switch");
+    // SQLite: the server's default database file in DATA_DIR.
+    const sqlite = await start(dataDir, {});
+    const { token, bookId } = await adminWithBook(
+      sqlite,
+      { DATA_DIR: dataDir },
+      { email: "switch-admin@example.com", password: TEST_PASSWORD, bookTitle: "Switched" },
+    );
+    const cover = await png("the SQLite deployment's cover");
+    await uploadCover(sqlite, token, bookId, cover);
+    await stop(sqlite);
+    const file = join(dataDir, "blobs", sha256(cover).slice(0, 2), sha256(cover));
+    expect(existsSync(file)).toBe(true);
+    // An hour old: well past the grace, as it would be when the switch happens.
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(file, anHourAgo, anHourAgo);
 
-      const postgres = await createTestDatabase();
-      databases.push(postgres);
-      await postgres.handle.close();
-      const switched = await start(dataDir, { DATABASE_URL: postgres.url });
-      await moreCleanupRuns(switched, 2);
-      expect(existsSync(file)).toBe(true);
+    const postgres = await createTestDatabase();
+    databases.push(postgres);
+    await postgres.handle.close();
+    const switched = await start(dataDir, { DATABASE_URL: postgres.url });
+    await moreCleanupRuns(switched, 2);
+    expect(existsSync(file)).toBe(true);
 
-      // Its own files it still cleans up: a replaced cover goes once past the grace.
-      const own = await adminWithBook(
-        switched,
-        { DATA_DIR: dataDir, DATABASE_URL: postgres.url },
-        { email: "postgres-admin@example.com", password: TEST_PASSWORD, bookTitle: "On Postgres" },
-      );
-      const replaced = await png("replaced on Postgres");
-      await uploadCover(switched, own.token, own.bookId, replaced);
-      await uploadCover(switched, own.token, own.bookId, await png("kept on Postgres"));
-      const replacedFile = join(dataDir, "blobs", sha256(replaced).slice(0, 2), sha256(replaced));
-      expect(existsSync(replacedFile)).toBe(true);
-      await Bun.sleep(GRACE_MS + 500);
-      await moreCleanupRuns(switched, 2);
-      expect(existsSync(replacedFile)).toBe(false);
-      expect(existsSync(file)).toBe(true);
-      await stop(switched);
+    // Its own files it still cleans up: a replaced cover goes once past the grace.
+    const own = await adminWithBook(
+      switched,
+      { DATA_DIR: dataDir, DATABASE_URL: postgres.url },
+      { email: "postgres-admin@example.com", password: TEST_PASSWORD, bookTitle: "On Postgres" },
+    );
+    const replaced = await png("replaced on Postgres");
+    await uploadCover(switched, own.token, own.bookId, replaced);
+    await uploadCover(switched, own.token, own.bookId, await png("kept on Postgres"));
+    const replacedFile = join(dataDir, "blobs", sha256(replaced).slice(0, 2), sha256(replaced));
+    expect(existsSync(replacedFile)).toBe(true);
+    await Bun.sleep(GRACE_MS + 500);
+    await moreCleanupRuns(switched, 2);
+    expect(existsSync(replacedFile)).toBe(false);
+    expect(existsSync(file)).toBe(true);
+    await stop(switched);
 
-      const back = await start(dataDir, {});
-      expect(await coverOf(back, bookId)).toEqual(cover);
-      await stop(back);
-    }, 120_000);
-  },
-);
+    const back = await start(dataDir, {});
+    expect(await coverOf(back, bookId)).toEqual(cover);
+    await stop(back);
+  }, 120_000);
+});
 
 describe.if(requireCeph())("a restored copy on the same bucket and prefix (finding 6)", () => {
   test("its cleanup leaves production's later object; after `storage adopt` it cleans up what it names", async () => {

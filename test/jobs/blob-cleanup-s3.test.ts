@@ -12,7 +12,7 @@ import type { Clock } from "../../src/lib/clock";
 import { insertBook } from "../../src/repositories/books";
 import { readDeployment } from "../../src/repositories/deployment";
 import { attachCover } from "../../src/services/files";
-import type { BlobStore } from "../../src/storage/blob-store";
+import type { BlobStorage } from "../../src/storage/blob-store";
 import { createBlobStore } from "../../src/storage/create-blob-store";
 import { requireCeph } from "../helpers/ceph";
 import { createTestDatabase, type TestDatabase } from "../helpers/databases";
@@ -25,7 +25,7 @@ const later: Clock = { now: () => new Date(Date.now() + 2 * 3_600_000) };
 describe.if(requireCeph())("blob cleanup with STORAGE=s3", () => {
   let database: TestDatabase;
   let dir: string;
-  let blobs: BlobStore;
+  let blobs: BlobStorage;
 
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -2,7 +2,7 @@
 // one run only, and a re-upload of an unused blob's bytes while a run removes it never leaves a
 // record pointing at a missing file. Real database (SQLite, or Postgres with TEST_DATABASE_URL).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
@@ -119,6 +119,35 @@ describe("blob cleanup", () => {
       expect(outcome).toBe("SERVICE_UNAVAILABLE");
       expect(book?.coverSha256).toBeNull();
     }
+  });
+
+  test("an unused blob past the grace whose file an upload just renewed: the run spares the file, the upload records it", async () => {
+    const db = database.handle.db;
+    const blobs = new LocalBlobStore(join(dir, "renewed"), await deploymentId());
+    await blobs.init();
+    const text = "renewed by an upload before the run";
+    const { sha256, size } = await storeBlob(blobs, text);
+    // Row and file two hours old, and nothing names them: the run claims the row.
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(blobs.pathOf(sha256), twoHoursAgo, twoHoursAgo);
+    await queuedWrite(db, (tx) =>
+      tx.orm.insert(db.tables.blob).values({ sha256, size, createdAt: twoHoursAgo }),
+    );
+    const book = await insertBook(
+      db,
+      { title: text, author: null, isbn: null, description: null, language: null },
+      new Date(),
+    );
+    // An upload stores the same bytes again (renewing the file); the run comes before its transaction.
+    const file = await storeBlob(blobs, text);
+    const run = await cleanupBlobs({ db, blobs, clock: { now: () => new Date() } });
+    expect(run).toMatchObject({ rows: 1, files: 0 });
+
+    const cover = { ...file, filename: "cover.png", inspected: { width: 1, height: 1 } };
+    await attachCover(db, book.id, cover, new Date(), blobs);
+    const [row] = await db.orm.select().from(db.tables.book).where(eq(db.tables.book.id, book.id));
+    expect(row?.coverSha256).toBe(sha256);
+    expect(await blobs.exists(sha256)).toBe(true);
   });
 
   test("an upload attached after a run removed the same bytes' file is refused, not left dangling", async () => {

@@ -1,7 +1,8 @@
 // `bun run admin backup` under write load and `bun run admin restore` into a fresh DATA_DIR, as
-// API.md §8 promises: the restored database is one consistent moment (every row as the live one
-// holds it, counters agreeing with their rows), every blob a row names is there with its sha256,
-// and the sessions of the old server still work on the restored one (its jwt-secret came along).
+// README, Backups and upgrades promises: the restored database is one consistent moment (every row
+// as the live one holds it, counters agreeing with their rows), every blob a row names is there
+// with its sha256, and the sessions of the old server still work on the restored one (its
+// jwt-secret came along).
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";

@@ -1,8 +1,9 @@
-// README.md's walk-through, run as it stands (its ```sh block, extracted) with bash against a
-// fresh real server, failing on any non-zero step (`set -euo pipefail`): the README cannot rot.
-// The same server then shows what an operator sees of that traffic: its /metrics, checked by
-// Prometheus' own `promtool check metrics` and for the values the traffic must have produced,
-// and its access log, with the fields API.md §8 names and no token, password or code in any line.
+// README.md's walk-through, run as it stands (its ```sh block, extracted) with bash against a fresh
+// real server, failing on any non-zero step (`set -euo pipefail`): the README cannot rot. The same
+// server then shows what an operator sees of that traffic: its /metrics, checked by Prometheus' own
+// `promtool check metrics` and for the values the traffic must have produced, and its access log,
+// with the fields README, Health, logs and metrics names and no token, password or code in any
+// line.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// API.md §4: strings in bodies, query and path never hold NUL or other C0 controls (tab, LF and
+// Strings in bodies, query and path never hold NUL or other C0 controls (tab, LF and
 // CR only in multi-line fields) — 400 VALIDATION_FAILED on every database alike, never a 500
 // (Postgres refuses NUL in text) and never stored (SQLite would keep it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// API.md §1: with Accept: application/hal+json "every resource object gains _links" — the answers
+// HAL: with Accept: application/hal+json "every resource object gains _links" — the answers
 // of uploads and deletes too, not only reads and creates.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";

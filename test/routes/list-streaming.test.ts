@@ -1,7 +1,7 @@
-// Whole lists longer than a chunk are streamed (API.md §1 "lists"): the same bytes as the whole
-// array (or HAL collection) JSON.stringify makes of the rows ORDER BY gives, read by keyset in
-// chunks in one snapshot. Sorted on every kind of column, NULLs and ties included, on either
-// database (whose NULLs sort differently).
+// Whole lists longer than a chunk are streamed (README, What is there: Lists and streams): the same
+// bytes as the whole array (or HAL collection) JSON.stringify makes of the rows ORDER BY gives,
+// read by keyset in chunks in one snapshot. Sorted on every kind of column, NULLs and ties
+// included, on either database (whose NULLs sort differently).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import type { Database } from "#db";

@@ -1,5 +1,6 @@
-// ShopProduct mappings (API.md §7): admin CRUD, duplicates 409 (also "any variation" twice), an
-// unknown book 400, a book's list 404 for an unknown book, sorting and the counted total.
+// ShopProduct mappings (README, Shop orders): admin CRUD, duplicates 409 (also "any variation"
+// twice), an unknown book 400, a book's list 404 for an unknown book, sorting and the counted
+// total.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { Book } from "../../src/routes/books/books.schemas";

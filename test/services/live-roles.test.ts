@@ -1,5 +1,5 @@
-// A token proves a session, not a role (DESIGN.md "Sessions and jobs"): two app instances on one
-// database, a fixed clock, and changes made behind the app's back in the store and the grants.
+// A token proves a session, not a role (README, Words used here: re-check): two app instances on
+// one database, a fixed clock, and changes made behind the app's back in the store and the grants.
 // Within 60 s of clock time every instance answers 403 for a lost role and 401 for a gone account
 // or a changed password. Runs on SQLite, and on Postgres with TEST_DATABASE_URL.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

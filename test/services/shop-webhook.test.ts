@@ -1,4 +1,4 @@
-// The webhook's signature rule (WOOCOMMERCE.md "Webhooks"): WooCommerce's own vector, PHP as the
+// The webhook's signature rule (`receiveShopWebhook`): WooCommerce's own vector, PHP as the
 // oracle for HTML-entity secrets and PHP-escaped bodies, and what a delivery is read as.
 import { describe, expect, test } from "bun:test";
 import { AppError } from "../../src/lib/problems";

@@ -1,14 +1,16 @@
-// Throttles are exact under concurrency (API.md §4): attempts in flight count against a limit until
-// they end, so a parallel burst of N wrong guesses against a limit of 10 is answered with at most
-// 10 evaluations and the rest 429 — logins, HTTP Basic and redemptions alike — while a success
-// gives its slot back, so a holder's retries of a valid code (or a user's logins) never meet a 429
-// caused by their own successes. Through the real server with THROTTLE on, on the dialect the run
-// uses (Postgres when TEST_DATABASE_URL is set). Each test is a client of its own (X-Forwarded-For
-// from a trusted proxy), so one test's failures never use up another's per-address limits.
+// Throttles are exact under concurrency (README, Configuration): attempts in flight count against a
+// limit until they end, so a parallel burst of N wrong guesses against a limit of 10 is answered
+// with at most 10 evaluations and the rest 429 — logins, HTTP Basic and redemptions alike — while a
+// success gives its slot back, so a holder's retries of a valid code (or a user's logins) never
+// meet a 429 caused by their own successes. Through the real server with THROTTLE on, on the
+// dialect the run uses (Postgres when TEST_DATABASE_URL is set). Each test is a client of its own
+// (X-Forwarded-For from a trusted proxy), so one test's failures never use up another's per-address
+// limits.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { grantAdminWithCli } from "../helpers/admin-cli";
 import { testDialect } from "../helpers/databases";
 import { type RealServer, startRealServer } from "../helpers/real-server";
+import { startsRealServer } from "../helpers/requires";
 
 const PASSWORD = "correct horse battery staple";
 const LIMIT = 10;
@@ -26,7 +28,11 @@ function asClient(): void {
   client = `192.0.2.${clients}`;
 }
 
+// The whole file is a real server's: test:fast leaves it to the full run.
+const realServer = startsRealServer();
+
 beforeAll(async () => {
+  if (!realServer) return;
   server = await startRealServer({ env: { THROTTLE: "on", TRUSTED_PROXIES: "127.0.0.1" } });
   const admin = await register("in-flight-admin@example.com");
   await grantAdminWithCli("in-flight-admin@example.com", server.dataEnv);
@@ -92,7 +98,7 @@ async function burst(n: number, request: (i: number) => Promise<Response>): Prom
   return tally(await Promise.all(Array.from({ length: n }, (_, i) => request(i))));
 }
 
-describe(`throttles under parallel bursts, real server (${testDialect})`, () => {
+describe.if(realServer)(`throttles under parallel bursts, real server (${testDialect})`, () => {
   test("100 parallel wrong passwords for one account: 10 evaluated (401), 90 × 429", async () => {
     asClient();
     const { email } = await register("burst-login@example.com");

@@ -7,7 +7,7 @@
 // throttle, a refund after the claim, a customer WooCommerce sets later.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
-import { openShop } from "../../src/store/open-shop";
+import { openShop } from "../../src/services/open-shop";
 import { openStore } from "../../src/store/open-store";
 import { createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
 import { loadWooCommerceSchema, type Storage, WooShop } from "../helpers/woocommerce";

@@ -1,13 +1,14 @@
-// API.md §7 on a real MariaDB shop with WooCommerce's own tables, in both order storages: paid
-// orders grant, refunds and cancellations revoke (guest orders and their claims:
-// guest-claims.test.ts), books already held stay as they were, variations map on their own, a shop switching to HPOS
-// mid-life, several instances reconciling at once, and the signed webhook (php as the oracle).
+// README, Shop orders, on a real MariaDB shop with WooCommerce's own tables, in both order
+// storages: paid orders grant, refunds and cancellations revoke (guest orders and their claims:
+// guest-claims.test.ts), books already held stay as they were, variations map on their own, a shop
+// switching to HPOS mid-life, several instances reconciling at once, and the signed webhook (php as
+// the oracle).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2/promise";
 import { createLogger } from "../../src/lib/logger";
 import { registry } from "../../src/metrics/registry";
+import { openShop } from "../../src/services/open-shop";
 import type { ShopSync } from "../../src/services/shop-sync";
-import { openShop } from "../../src/store/open-shop";
 import { openStore } from "../../src/store/open-store";
 import { onlyIn, requireTool } from "../helpers/requires";
 import { createTestApp, type TestApp } from "../helpers/test-app";

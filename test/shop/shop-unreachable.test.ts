@@ -3,8 +3,8 @@
 // answers, with no storage. No MariaDB needed: nothing listens on the port.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AppError } from "../../src/lib/problems";
+import { openShop } from "../../src/services/open-shop";
 import { shopStatus } from "../../src/services/shop-status";
-import { openShop } from "../../src/store/open-shop";
 import { openStore } from "../../src/store/open-store";
 import { freePort } from "../helpers/spawn-server";
 import { createTestApp, type TestApp } from "../helpers/test-app";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config";
 import { AppError } from "../../src/lib/problems";
-import type { BlobStore } from "../../src/storage/blob-store";
+import type { BlobStorage, BlobStore } from "../../src/storage/blob-store";
 import { createBlobStore } from "../../src/storage/create-blob-store";
 import { PART_SIZE, type S3BlobStore } from "../../src/storage/s3-blob-store";
 import { requireCeph, sharedCeph } from "../helpers/ceph";
@@ -23,7 +23,7 @@ const newDeploymentId = () => crypto.randomUUID().replaceAll("-", "");
 
 async function makeStore(
   env: Record<string, string>,
-): Promise<{ store: BlobStore; dir: string; other(owner: string | undefined): BlobStore }> {
+): Promise<{ store: BlobStorage; dir: string; other(owner: string | undefined): BlobStorage }> {
   const dir = mkdtempSync(join(tmpdir(), "bookdist-contract-"));
   const parsed = parseConfig({ DATA_DIR: dir, ...env });
   if (!parsed.ok) throw new Error(parsed.problems.join("\n"));
@@ -56,9 +56,9 @@ const drivers: [string, boolean, () => Promise<Record<string, string>>][] = [
 
 for (const [name, available, env] of drivers) {
   describe.if(available)(`blob store contract: ${name}`, () => {
-    let store: BlobStore;
+    let store: BlobStorage;
     let dir: string;
-    let other: (owner: string | undefined) => BlobStore;
+    let other: (owner: string | undefined) => BlobStorage;
     beforeAll(async () => {
       ({ store, dir, other } = await makeStore(await env()));
     });

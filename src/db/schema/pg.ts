@@ -16,7 +16,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 
-// bigint ids as JS numbers: ids stay below 2^53 (API.md §1 caps path ids there too).
+// bigint ids as JS numbers: ids stay below 2^53 (a path id above 2^53−1 is a 400 too).
 const id = () => bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity();
 const ref = (name: string) => bigint(name, { mode: "number" });
 const time = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
@@ -29,7 +29,7 @@ export const blob = pgTable("blob", {
   createdAt: time("created_at").notNull(),
 });
 
-// Every sort field of a list has an index, so a page is read in order, not sorted (API.md §1):
+// Every sort field of a list has an index, so a page is read in order, not sorted:
 // (field, id), since the id breaks ties and a Postgres index does not carry it.
 export const book = pgTable(
   "book",
@@ -145,7 +145,8 @@ export const activation = pgTable(
       .references(() => book.id, { onDelete: "restrict" }),
     userUuid: text("user_uuid").notNull(),
     qrCodeId: ref("qr_code_id").references(() => activationQrCode.id, { onDelete: "set null" }),
-    // The WooCommerce order that granted it (API.md §7); no foreign key: the order lives in the shop.
+    // The WooCommerce order that granted it (README, Shop orders); no foreign key: the order lives
+    // in the shop.
     shopOrderId: bigNumber("shop_order_id"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
@@ -199,7 +200,7 @@ export const userSession = pgTable(
     userAgent: text("user_agent"),
     clientAddress: text("client_address"),
     // Roles and account state as last read from the store and the admin grants: the token's own
-    // roles claim grants nothing (DESIGN.md "Sessions and jobs").
+    // roles claim grants nothing (README, Words used here: re-check).
     isAdmin: bool("is_admin").notNull().default(false),
     // A keyed digest of the account's password hash at login, never the hash: a changed hash ends
     // the session. Rows from before it existed hold "", which no digest equals.
@@ -268,7 +269,7 @@ export const rateLimit = pgTable("rate_limit", {
   windowEndsAt: time("window_ends_at").notNull(),
 });
 
-// Exact whole-table counts (API.md §1 "X-Total-Count"), kept by triggers in the same transaction
+// Exact whole-table counts (`…/count`, X-Total-Count), kept by triggers in the same transaction
 // as the rows they count (migration 0004): a table's count is the sum of its slots. Each
 // connection adds to the slot of its backend pid (mod 8), so concurrent writers on several
 // instances rarely wait on one row lock, and a transaction holds one slot per table, never two
@@ -291,7 +292,7 @@ export const bookQrCodeCount = pgTable("book_qr_code_count", {
   n: bigint("n", { mode: "number" }).notNull(),
 });
 
-// Shop orders (API.md §7, migration 0005): see sqlite.ts for what each table is for.
+// Shop orders (README, Shop orders; migration 0005): see sqlite.ts for what each table is for.
 export const shopProduct = pgTable(
   "shop_product",
   {

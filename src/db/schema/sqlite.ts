@@ -15,7 +15,7 @@ export const blob = sqliteTable("blob", {
   createdAt: time("created_at").notNull(),
 });
 
-// Every sort field of a list has an index, so a page is read in order, not sorted (API.md §1). On
+// Every sort field of a list has an index, so a page is read in order, not sorted. On
 // SQLite an index carries the rowid, which is the id: (field) is already (field, id).
 export const book = sqliteTable(
   "book",
@@ -131,7 +131,8 @@ export const activation = sqliteTable(
       .references(() => book.id, { onDelete: "restrict" }),
     userUuid: text("user_uuid").notNull(),
     qrCodeId: integer("qr_code_id").references(() => activationQrCode.id, { onDelete: "set null" }),
-    // The WooCommerce order that granted it (API.md §7); no foreign key: the order lives in the shop.
+    // The WooCommerce order that granted it (README, Shop orders); no foreign key: the order lives
+    // in the shop.
     shopOrderId: bigNumber("shop_order_id"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
@@ -185,7 +186,7 @@ export const userSession = sqliteTable(
     userAgent: text("user_agent"),
     clientAddress: text("client_address"),
     // Roles and account state as last read from the store and the admin grants: the token's own
-    // roles claim grants nothing (DESIGN.md "Sessions and jobs").
+    // roles claim grants nothing (README, Words used here: re-check).
     isAdmin: bool("is_admin").notNull().default(false),
     // A keyed digest of the account's password hash at login, never the hash: a changed hash ends
     // the session. Rows from before it existed hold "", which no digest equals.
@@ -254,7 +255,7 @@ export const rateLimit = sqliteTable("rate_limit", {
   windowEndsAt: time("window_ends_at").notNull(),
 });
 
-// Exact whole-table counts (API.md §1 "X-Total-Count"), kept by triggers in the same transaction
+// Exact whole-table counts (`…/count`, X-Total-Count), kept by triggers in the same transaction
 // as the rows they count (migration 0004): a table's count is the sum of its slots. SQLite has one
 // writer and uses slot 0 only; Postgres spreads each table over a few slots (see pg.ts).
 export const rowCount = sqliteTable(
@@ -280,9 +281,10 @@ export const bookQrCodeCount = sqliteTable(
   (t) => [primaryKey({ columns: [t.bookId] })],
 );
 
-// Shop orders (API.md §7, migration 0005). A product (or one variation of it) of the WooCommerce
-// shop that grants a book. variation_id 0 means "any variation": a real column value, so that the
-// unique index sees (book, product, any) twice as the duplicate it is (NULLs never collide).
+// Shop orders (README, Shop orders; migration 0005). A product (or one variation of it) of the
+// WooCommerce shop that grants a book. variation_id 0 means "any variation": a real column value,
+// so that the unique index sees (book, product, any) twice as the duplicate it is (NULLs never
+// collide).
 export const shopProduct = sqliteTable(
   "shop_product",
   {

@@ -3,7 +3,7 @@ import { halList, halResource } from "../../http/hal";
 import { Id, timestamps, timestampsOf, trimmed } from "../../http/openapi";
 import type { ActivationRow } from "../../repositories/activations";
 
-/** A path's user: only the canonical lower-case form (API.md §1), so one user has one URL. */
+/** A path's user: only the canonical lower-case form, so one user has one URL. */
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 export const UserUuidParam = z.object({

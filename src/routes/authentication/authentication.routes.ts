@@ -4,7 +4,7 @@ import * as schemas from "./authentication.schemas";
 
 const tags = ["Authentication"];
 
-/** A token or the caller's profile is for the caller alone: no cache may keep it (API.md §3). */
+/** A token or the caller's profile is for the caller alone: no cache may keep it (no-store). */
 const noStore = {
   "Cache-Control": {
     description: "`no-store`: the answer carries a token or the caller's profile",

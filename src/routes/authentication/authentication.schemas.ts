@@ -29,7 +29,7 @@ export const RegisterInput = z
     // Checked by the service, so that a missing or malformed e-mail gets its own error code.
     email: singleLine().max(4096).optional().openapi({ format: "email", example: "reader@example.com" }),
     // WordPress trims a password's ends and no browser types a control character into a
-    // password field, so no shop account is locked out by the rule of API.md §4.
+    // password field, so no shop account is locked out by the no-control-characters rule.
     password: singleLine().min(8).max(4096).openapi({ example: "correct horse battery staple" }),
     firstName: trimmed(100).optional().openapi({ example: "Jane" }),
     lastName: trimmed(100).optional().openapi({ example: "Doe" }),
@@ -68,7 +68,7 @@ export function toUser(user: StoreUser, roles: Role[]): z.infer<typeof User> {
     email: user.email,
     login: user.login,
     displayName: user.displayName,
-    // The store keeps an absent name as an empty string; API.md answers null for absent values.
+    // The store keeps an absent name as an empty string; answers say null for absent values.
     firstName: user.firstName || null,
     lastName: user.lastName || null,
     roles,

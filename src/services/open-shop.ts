@@ -2,8 +2,8 @@ import type { Database } from "#db";
 import type { Config } from "../config";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import type { ShopCustomers, ShopSync } from "../services/shop-sync";
-import type { StoreDirectory } from "./directory";
+import { hasShopCustomers, type StoreDirectory } from "../store/directory";
+import type { ShopSync } from "./shop-sync";
 
 /**
  * SHOP_ORDERS=on: the reconciliation over the shop's order tables; undefined when off. config.ts
@@ -14,16 +14,17 @@ export async function openShop(
   deps: { db: Database; clock: Clock; logger: Logger; store: StoreDirectory },
 ): Promise<ShopSync | undefined> {
   if (!config.shopOrders) return undefined;
-  if (deps.store.kind !== "wordpress" || !config.storeDatabaseUrl)
+  const { store } = deps;
+  if (!hasShopCustomers(store) || !config.storeDatabaseUrl)
     throw new Error("SHOP_ORDERS=on requires STORE_DRIVER=wordpress");
   // Loaded only when on, like the WordPress driver itself.
   const [{ WooCommerceOrders }, { ShopSync: Sync }] = await Promise.all([
-    import("./woocommerce"),
-    import("../services/shop-sync"),
+    import("../store/woocommerce"),
+    import("./shop-sync"),
   ]);
   const orders = new WooCommerceOrders({
     url: config.storeDatabaseUrl,
     tablePrefix: config.storeTablePrefix,
   });
-  return new Sync({ ...deps, config }, orders, deps.store as unknown as ShopCustomers);
+  return new Sync({ ...deps, config }, orders, store);
 }
