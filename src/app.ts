@@ -4,22 +4,23 @@ import { getPath } from "hono/utils/url";
 import type { Deps } from "./deps";
 import { handleError } from "./http/error-handler";
 import { methodNotAllowed } from "./http/method-not-allowed";
+import { mountRouters } from "./http/mount-routers";
 import { OperationNames } from "./http/operation-names";
 import { requestFrame } from "./http/request-frame";
 import type { AppBindings } from "./http/types";
 import { AppError, problemResponse } from "./lib/problems";
 import { absoluteUrlOf, requestTargetOf } from "./lib/request-target";
-import { routers } from "./routes";
+import { routerSections } from "./routes";
 import { registerApiDocs } from "./routes/docs";
-import { createServices } from "./services/container";
+import { createRuntime } from "./services/runtime";
 
 export function createApp(deps: Deps) {
   const app = new OpenAPIHono<AppBindings>({ getPath: routingPathOf });
-  const services = createServices(deps);
+  const runtime = createRuntime(deps);
 
   // The frame comes first, to be outermost; the operations it names are read from the registry
   // the routers below fill.
-  app.use(requestFrame(deps, services, new OperationNames(app.openAPIRegistry)));
+  app.use(requestFrame(deps, runtime, new OperationNames(app.openAPIRegistry)));
   if (deps.config.corsOrigins.length > 0) {
     app.use(
       cors({
@@ -31,7 +32,7 @@ export function createApp(deps: Deps) {
   }
   app.use(methodNotAllowed(app));
 
-  for (const router of routers) app.route("/", router);
+  mountRouters(app, routerSections);
   registerApiDocs(app);
 
   app.notFound((c) =>

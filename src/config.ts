@@ -23,8 +23,11 @@ const byteUnits: Record<string, number> = {
 /** Longer than any session should live, and far below what makes `new Date(now + ttl)` invalid. */
 const MAX_DURATION_MS = 3650 * 86_400_000;
 
-/** A session in use records its last use at least this often (with its account re-check). */
-export const SESSION_TOUCH_INTERVAL_MS = 60_000;
+/**
+ * A session re-reads its account, and records its last use in the same write, at its first request
+ * this long or longer after the last time (services/account-check.ts): the one touch interval.
+ */
+export const SESSION_TOUCH_INTERVAL_MS = 30_000;
 
 /** BLOB_CLEANUP_GRACE's floor: an upload stores its file, then its record, within seconds. */
 export const MIN_BLOB_GRACE_MS = 10_000;
@@ -153,8 +156,10 @@ const EnvSchema = z
     SESSION_TTL: duration("30d"),
     SESSION_IDLE_TIMEOUT: duration(
       "14d",
-      2 * SESSION_TOUCH_INTERVAL_MS,
-      "2m: a session in use records its last use at least once a minute, so a shorter timeout could end sessions in use",
+      // A session used at least once an interval has its last use recorded at least once every two;
+      // a write lost to a busy database waits for the next request: twice that is the floor.
+      4 * SESSION_TOUCH_INTERVAL_MS,
+      "2m: a session in use has its last use recorded every 30 s, and at least once a minute, so a shorter timeout could end sessions in use",
     ),
     SESSION_CLEANUP_CRON: z
       .string()

@@ -13,6 +13,7 @@ import {
   observeRequest,
 } from "../metrics/registry";
 import { clientAddressOf } from "./client-address";
+import { replaceResponse } from "./library-internals";
 import { isStreamedList, markStreamedList } from "./list-stream";
 import { measureBody } from "./measured-body";
 import type { OperationNames } from "./operation-names";
@@ -109,13 +110,4 @@ async function readInMemoryBody(
   const body = await response.arrayBuffer();
   replaceResponse(c, new Response(body, response));
   finish(body.byteLength, true);
-}
-
-/**
- * Sets `c.res` to `response` as it is: hono merges a new response into the old one by building a
- * third from its body, which would make any body a stream (and drop marks and Content-Length).
- */
-function replaceResponse(c: Context<AppBindings>, response: Response): void {
-  c.res = undefined;
-  c.res = response;
 }

@@ -4,6 +4,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { assertOwner, isAdmin, type Principal } from "../auth/principal";
 import { AppError, forbidden } from "../lib/problems";
+import { isUuid } from "../lib/uuid";
 import { authenticate } from "./authenticate";
 import type { AppBindings } from "./types";
 
@@ -20,8 +21,6 @@ const levelDescriptions: Record<AccessLevel, string> = {
   published: "Access: public while the record is published (an APK: while it is active); otherwise admin.",
   admin: "Access: admin.",
 };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function accessDescription(level: AccessLevel): string {
   return levelDescriptions[level];
@@ -51,7 +50,7 @@ export async function authorize(
   // A path user that is not a UUID is the parameter check's 400, not someone else's 403.
   if (level === "owner") {
     const pathUser = c.req.param("userUUID");
-    if (pathUser !== undefined && UUID.test(pathUser)) assertOwner(principal, pathUser);
+    if (pathUser !== undefined && isUuid(pathUser)) assertOwner(principal, pathUser);
   }
   c.set("principal", principal);
   return principal;

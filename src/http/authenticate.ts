@@ -26,7 +26,7 @@ export async function authenticate(c: Context<AppBindings>): Promise<Principal |
 
 async function bearer(c: Context<AppBindings>, token: string): Promise<Principal> {
   const { db, config, clock } = c.get("deps");
-  const { signer, accountCheck } = c.get("services");
+  const { signer, accountCheck } = c.get("runtime");
   const principal = await principalFromToken({ db, config, signer, accountCheck }, token, clock.now());
   if (!principal) throw authenticationFailed();
   return principal;
@@ -34,7 +34,7 @@ async function bearer(c: Context<AppBindings>, token: string): Promise<Principal
 
 async function basic(c: Context<AppBindings>, token: string): Promise<Principal> {
   const { store, clock } = c.get("deps");
-  const { basicCache, throttle, accountCheck } = c.get("services");
+  const { basicCache, throttle, accountCheck } = c.get("runtime");
   const now = clock.now();
   // Keyed by the token, not the header: the scheme's case and the spaces before the token are
   // free to vary, and each spelling would otherwise cost a password hash of its own.

@@ -16,6 +16,7 @@
 import type { Server } from "bun";
 import type { Context, MiddlewareHandler } from "hono";
 import { readBoundedBytes } from "./bounded-body";
+import { cacheRequestBody } from "./library-internals";
 import { isStreamedList } from "./list-stream";
 import type { AppBindings } from "./types";
 
@@ -91,12 +92,8 @@ export function receivePromptBody(maxBytes: number, emptyAsObject = false): Midd
     // An empty JSON body that may be left out reads as `{}`; without a Content-Type the
     // validator takes no body as `{}` and does not read the cache.
     const content = emptyAsObject && text.trim() === "" && request.headers.has("content-type") ? "{}" : text;
-    // Hono keeps each body form as a promise (its `#cachedBody`), though BodyCache types the value.
-    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(content);
     // The bytes as received, for a handler that checks a signature over them (receiveShopWebhook).
-    (c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer> }).arrayBuffer = Promise.resolve(
-      new Uint8Array(bytes).buffer,
-    );
+    cacheRequestBody(c, content, bytes);
     await next();
   };
 }

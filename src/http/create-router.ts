@@ -36,9 +36,9 @@ type HandlersOf<R extends Record<string, RouteConfig>> = { [K in keyof R]: AppRo
 
 /**
  * A resource's router: every route of its routes module with the handler of the same name (the
- * compiler holds that there is one, typed by its route), registered most specific path first so
- * that fixed segments (`/book/count`) win over parameters (`/book/{id}`), whatever the order in
- * which the modules list them.
+ * compiler holds that there is one, typed by its route), registered most specific path first
+ * (`/book/count` before `/book/{id}`), others in the order given. That is the order the OpenAPI
+ * document lists them in; routing does not depend on it (mount-routers.ts).
  */
 export function createResourceRouter<R extends Record<string, RouteConfig>>(
   routes: R,
@@ -64,7 +64,7 @@ function register<R extends RouteConfig>(
 }
 
 /** Negative when path `a` has a literal segment where `b` has a parameter, first place they differ. */
-function bySpecificity(a: string, b: string): number {
+export function bySpecificity(a: string, b: string): number {
   const left = a.split("/");
   const right = b.split("/");
   for (let i = 0; i < Math.min(left.length, right.length); i++) {

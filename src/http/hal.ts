@@ -37,6 +37,8 @@ export interface Resource<S extends z.ZodObject = z.ZodObject, H extends z.ZodOb
   schema: S;
   hal: H;
   toHal(item: z.output<S>, base: string): z.output<H>;
+  /** The item's `self` link, root-relative: where it is found (a 201's Location). */
+  selfPath(item: z.output<S>): string;
 }
 
 /** A list of such resources: a JSON array, or HAL `_embedded.<rel>` with `_links` and `page`. */
@@ -55,9 +57,12 @@ export interface HalList<T> {
 
 /**
  * Declares `schema`'s HAL form: `links` maps each rel to the path it points at (base added when
- * sent), and `embedded` gives nested resources their own HAL form.
+ * sent; every resource has its `self`), and `embedded` gives nested resources their own HAL form.
  */
-export function halResource<S extends z.ZodObject, const B extends Record<string, LinkBuilder<z.output<S>>>>(
+export function halResource<
+  S extends z.ZodObject,
+  const B extends { self: (item: z.output<S>) => string } & Record<string, LinkBuilder<z.output<S>>>,
+>(
   name: string,
   schema: S,
   links: B,
@@ -99,7 +104,7 @@ export function halResource<S extends z.ZodObject, const B extends Record<string
   };
   // The schema and the function are built from the same `links` and `embedded`; TypeScript cannot
   // follow Object.fromEntries to the shape, so the declared types are stated here, once.
-  return { name, schema, hal, toHal } as unknown as Resource<S, HalSchema<S, B>>;
+  return { name, schema, hal, toHal, selfPath: links.self } as unknown as Resource<S, HalSchema<S, B>>;
 }
 
 /** The list form of `item` under the HAL rel `rel` (`books`, `bookVersions`, `activations`, …). */

@@ -5,6 +5,7 @@
 // joined by commas, which is how JSON.stringify writes an array of objects.
 import type { RowStream } from "../lib/list-window";
 import { LIST_MIN_READ_BYTES, LIST_READ_WINDOW_MS } from "../lib/stream-limits";
+import { responseMark } from "./response-mark";
 
 /** What the body's writer tells about a stream that failed after its headers went out. */
 export type StreamFailure = (error: unknown) => void;
@@ -16,16 +17,10 @@ const encoder = new TextEncoder();
  * connection keeps the long timeout a download has (connection-timeouts.ts), not the short one
  * of a JSON answer Bun writes at once.
  */
-const streamedLists = new WeakSet<Response>();
+const streamedLists = responseMark();
 
-export function markStreamedList(response: Response): Response {
-  streamedLists.add(response);
-  return response;
-}
-
-export function isStreamedList(response: Response): boolean {
-  return streamedLists.has(response);
-}
+export const markStreamedList = streamedLists.mark;
+export const isStreamedList = streamedLists.has;
 
 /** How often the slow-reader check looks: the read window is counted in ticks this long. */
 const TICK_MS = 1000;

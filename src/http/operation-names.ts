@@ -2,6 +2,7 @@
 // document, the SDKs and the route modules do (`getBook`), not only by the path it was sent to.
 import type { Context } from "hono";
 import { matchedRoutes } from "hono/route";
+import { type OpenApiRegistry, registeredRoutes, routingPathOf } from "./library-internals";
 
 /** An operation as the log names it: its operationId and the document's path template. */
 export interface OperationName {
@@ -13,13 +14,6 @@ export interface OperationName {
 /** The route label of requests no route took (404s, 405s): one label, however many paths. */
 export const UNMATCHED_ROUTE = "unmatched";
 
-/** What the app's OpenAPI registry holds (@asteasolutions/zod-to-openapi's definitions). */
-interface Registry {
-  definitions: ReadonlyArray<
-    { type: string } & { route?: { method: string; path: string; operationId?: string } }
-  >;
-}
-
 /**
  * The operations of an app by the key hono routes them under (`GET /book/:id`), read from its
  * OpenAPI registry, so the name is the document's operationId whatever the route module calls
@@ -29,7 +23,7 @@ export class OperationNames {
   private byRoute = new Map<string, OperationName>();
   private builtFor = -1;
 
-  constructor(private readonly registry: Registry) {}
+  constructor(private readonly registry: OpenApiRegistry) {}
 
   /**
    * The operation whose handler (or whose access check or validator) answered `c` (undefined for
@@ -49,19 +43,17 @@ export class OperationNames {
   }
 
   private index(): Map<string, OperationName> {
-    const { definitions } = this.registry;
-    if (definitions.length !== this.builtFor) {
+    const { length } = this.registry.definitions;
+    if (length !== this.builtFor) {
       this.byRoute = new Map();
-      for (const { route } of definitions) {
-        if (route?.operationId === undefined) continue;
-        // How @hono/zod-openapi registers a route with hono: `{id}` becomes `:id`.
-        const honoPath = route.path.replaceAll(/\/\{([^{}/]+)\}/g, "/:$1");
-        this.byRoute.set(`${route.method.toUpperCase()} ${honoPath}`, {
+      for (const route of registeredRoutes(this.registry)) {
+        if (route.operationId === undefined) continue;
+        this.byRoute.set(`${route.method.toUpperCase()} ${routingPathOf(route.path)}`, {
           operationId: route.operationId,
           route: route.path,
         });
       }
-      this.builtFor = definitions.length;
+      this.builtFor = length;
     }
     return this.byRoute;
   }

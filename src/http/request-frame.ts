@@ -57,7 +57,7 @@ const CHARSET_LESS_JSON = new Map(
  */
 export function requestFrame(
   deps: Deps,
-  services: AppVariables["services"],
+  runtime: AppVariables["runtime"],
   operations: OperationNames,
 ): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
@@ -71,7 +71,7 @@ export function requestFrame(
     // Kept for the log line, so a client's own id still finds its request; an insane one is not
     // worth a line of anyone's log.
     if (sane && !trusted) c.set("clientRequestId", incoming);
-    c.set("services", services);
+    c.set("runtime", runtime);
     await next();
     const headers = c.res.headers;
     for (const [name, value] of SECURITY_HEADERS) headers.set(name, value);

@@ -88,14 +88,17 @@ export function respondResource<S extends z.ZodObject, H extends z.ZodObject>(
   return answerResource(c, resource, item, 200);
 }
 
-/** Answers a resource a request made (201), found at `location` from now on. */
+/**
+ * Answers a resource a request made (201), found from now on where its `self` link points:
+ * Location is that path, root-relative whatever PUBLIC_URL says (a client resolves it against
+ * the URL it called).
+ */
 export function respondCreated<S extends z.ZodObject, H extends z.ZodObject>(
   c: Context<AppBindings>,
   resource: Resource<S, H>,
   item: z.output<S>,
-  location: string,
 ): ResourceResponse<S, H, 201> {
-  c.header("Location", location);
+  c.header("Location", resource.selfPath(item));
   return answerResource(c, resource, item, 201);
 }
 

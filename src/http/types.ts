@@ -1,7 +1,7 @@
 import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { Principal } from "../auth/principal";
 import type { Deps } from "../deps";
-import type { Services } from "../services/container";
+import type { Runtime } from "../services/runtime";
 
 /** What a request carries through the app. */
 export interface AppVariables {
@@ -9,8 +9,11 @@ export interface AppVariables {
   /** A client's own sane X-Request-Id that was not echoed (its peer is no trusted proxy), for the log. */
   clientRequestId?: string;
   deps: Deps;
-  /** The app's long-lived helpers (set by the request frame). */
-  services: Services;
+  /**
+   * The app's long-lived helpers, built once from `deps` (token signer, account check, Basic
+   * cache, throttle, health checks): not the services/ folder's functions, which take `deps`.
+   */
+  runtime: Runtime;
   /** Set by the access middleware of every non-public route. */
   principal: Principal;
 }

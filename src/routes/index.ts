@@ -1,4 +1,5 @@
-import { activationsRouter } from "./activations";
+import type { Router } from "../http/mount-routers";
+import { activationsRouter, bookActivationsRouter } from "./activations";
 import { apksRouter } from "./apks";
 import { authenticationRouter } from "./authentication";
 import { bookVersionsRouter } from "./book-versions";
@@ -11,19 +12,23 @@ import { shopRouter } from "./shop";
 import { shopProductsRouter } from "./shop-products";
 
 /**
- * Every resource router, mounted at the root by createApp. The reader router comes before the
- * books router so that its fixed segments (`/book/my-books`, …) win over `/book/{id}`.
+ * Every resource router, mounted at the root by createApp: in any order as far as routing goes
+ * (the most specific pattern wins, http/mount-routers.ts). Each entry is a section of the OpenAPI
+ * document, in the document's order; a section of several routers lists their operations
+ * together.
  */
-export const routers = [
-  serviceRouter,
-  authenticationRouter,
-  readerRouter,
-  booksRouter,
-  bookVersionsRouter,
-  apksRouter,
-  activationsRouter,
-  qrCodeBatchesRouter,
-  qrCodesRouter,
-  shopProductsRouter,
-  shopRouter,
+export const routerSections: readonly (readonly Router[])[] = [
+  [serviceRouter],
+  [authenticationRouter],
+  // A book's activations live with activations (a sub-collection lives with its records' folder);
+  // the document lists them among the reader's views of a book, as it always has.
+  [readerRouter, bookActivationsRouter],
+  [booksRouter],
+  [bookVersionsRouter],
+  [apksRouter],
+  [activationsRouter],
+  [qrCodeBatchesRouter],
+  [qrCodesRouter],
+  [shopProductsRouter],
+  [shopRouter],
 ];

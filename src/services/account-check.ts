@@ -1,7 +1,7 @@
-// A token proves a session, not a role: every session re-reads its
-// account from the store and the admin grants at least every RECHECK_INTERVAL_MS, so a demotion,
-// a revoked grant, a deleted account or a password changed in the shop reaches live tokens within
-// a minute on every instance.
+// A token proves a session, not a role: every session re-reads its account from the store and the
+// admin grants at least every SESSION_TOUCH_INTERVAL_MS (config.ts), so a demotion, a revoked
+// grant, a deleted account or a password changed in the shop reaches live tokens within a minute
+// on every instance.
 import type { Database } from "#db";
 import { sessionStampOf } from "../auth/password-stamp";
 import { type Role, rolesFor } from "../auth/principal";
@@ -12,8 +12,6 @@ import { hasAdminGrant } from "../repositories/admin-grants";
 import { deleteSessionRow, markSessionChecked, type SessionRow } from "../repositories/sessions";
 import type { StoreDirectory, StoreUser } from "../store/directory";
 
-/** A session older than this since its last check asks the store again (and records its use). */
-export const RECHECK_INTERVAL_MS = 30_000;
 /**
  * While the store cannot be reached, a session checked less than this long ago keeps what it
  * knew; an older one is answered 503 (not 401: nobody is logged out by a shop outage), so no

@@ -2,6 +2,7 @@
 // command line (`bun run admin grant|revoke|list`), kept by user uuid, never reachable over HTTP.
 import type { Database } from "#db";
 import type { Clock } from "../lib/clock";
+import { isUuid } from "../lib/uuid";
 import { deleteAdminGrant, insertAdminGrant, listAdminGrants } from "../repositories/admin-grants";
 import { expireSessionChecks } from "../repositories/sessions";
 import type { StoreDirectory, StoreUser } from "../store/directory";
@@ -27,8 +28,6 @@ export interface GrantChange {
   changed: boolean;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function grantAdmin(deps: AdminGrantDeps, identifier: string): Promise<GrantChange> {
   const user = await deps.store.findUser(identifier);
   if (!user) throw new UnknownUserError(identifier);
@@ -41,7 +40,7 @@ export async function grantAdmin(deps: AdminGrantDeps, identifier: string): Prom
 /** By e-mail or login, or by the uuid `list` shows (for a grant whose account the store lost). */
 export async function revokeAdmin(deps: AdminGrantDeps, identifier: string): Promise<GrantChange> {
   const user = await deps.store.findUser(identifier);
-  const userUuid = user?.uuid ?? (UUID.test(identifier.trim()) ? identifier.trim().toLowerCase() : null);
+  const userUuid = user?.uuid ?? (isUuid(identifier.trim()) ? identifier.trim().toLowerCase() : null);
   if (!userUuid) throw new UnknownUserError(identifier);
   const changed = await deleteAdminGrant(deps.db, userUuid);
   if (!user && !changed) throw new UnknownUserError(identifier);

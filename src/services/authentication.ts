@@ -4,8 +4,8 @@ import type { Principal, Role } from "../auth/principal";
 import type { Deps } from "../deps";
 import { throttleBucketOf } from "../lib/ip-address";
 import { AppError } from "../lib/problems";
-import type { Services } from "./container";
 import { checkCredentials } from "./login-throttle";
+import type { Runtime } from "./runtime";
 import { type OpenedSession, openSession } from "./sessions";
 import { throttleRules } from "./throttle";
 
@@ -18,7 +18,7 @@ const EmailSchema = z.email();
 
 export async function register(
   deps: Deps,
-  services: Services,
+  runtime: Runtime,
   input: {
     email?: string | undefined;
     password: string;
@@ -33,7 +33,7 @@ export async function register(
     throw new AppError("EMAIL_MALFORMED", "The e-mail address is not valid.");
   }
   const now = deps.clock.now();
-  await services.throttle.consume(throttleRules.registrations, throttleBucketOf(meta.clientAddress), now);
+  await runtime.throttle.consume(throttleRules.registrations, throttleBucketOf(meta.clientAddress), now);
   const user = await deps.store.register({
     email,
     password: input.password,
@@ -42,29 +42,29 @@ export async function register(
   });
   // Registering an address grants none of the shop's guest orders billed to it: an address proves
   // nothing, the order key does (POST /shop/claim, README "Shop orders").
-  return openSession({ ...deps, ...services }, user, { ...meta, now: deps.clock.now() });
+  return openSession({ ...deps, ...runtime }, user, { ...meta, now: deps.clock.now() });
 }
 
 export async function login(
   deps: Deps,
-  services: Services,
+  runtime: Runtime,
   input: { email: string; password: string },
   meta: RequestMeta,
 ): Promise<OpenedSession> {
   const now = deps.clock.now();
-  const user = await checkCredentials(deps.store, services.throttle, {
+  const user = await checkCredentials(deps.store, runtime.throttle, {
     loginOrEmail: input.email,
     password: input.password,
     clientAddress: meta.clientAddress,
     now,
   });
   if (!user) throw new AppError("AUTHENTICATION_FAILED", "The e-mail or password is wrong.");
-  return openSession({ ...deps, ...services }, user, { ...meta, now });
+  return openSession({ ...deps, ...runtime }, user, { ...meta, now });
 }
 
-export async function currentUser(deps: Deps, services: Services, principal: Principal) {
+export async function currentUser(deps: Deps, runtime: Runtime, principal: Principal) {
   const user = await deps.store.findByUuid(principal.userUuid);
   if (!user) throw new AppError("NOT_FOUND", "The user no longer exists in the store.");
-  const roles: Role[] = await services.accountCheck.rolesOf(user);
+  const roles: Role[] = await runtime.accountCheck.rolesOf(user);
   return { user, roles };
 }

@@ -3,10 +3,10 @@
 import type { Database } from "#db";
 import { type Principal, rolesOf } from "../auth/principal";
 import type { TokenSigner } from "../auth/tokens";
-import type { Config } from "../config";
+import { type Config, SESSION_TOUCH_INTERVAL_MS } from "../config";
 import { deleteSession, deleteSessionsOfUser, findSession, insertSession } from "../repositories/sessions";
 import type { StoreUser } from "../store/directory";
-import { type AccountCheck, RECHECK_INTERVAL_MS } from "./account-check";
+import type { AccountCheck } from "./account-check";
 
 export interface SessionContext {
   db: Database;
@@ -60,7 +60,7 @@ export async function openSession(
 
 /**
  * The principal of a Bearer token whose session still lives; null otherwise. Roles come from the
- * session row, which re-reads the account at least every RECHECK_INTERVAL_MS (that write also
+ * session row, which re-reads the account at least every SESSION_TOUCH_INTERVAL_MS (that write also
  * records the session's last use), so the hot path stays one indexed lookup.
  */
 export async function principalFromToken(
@@ -75,7 +75,7 @@ export async function principalFromToken(
   if (session.expiresAt.getTime() <= now.getTime()) return null;
   if (session.lastSeenAt.getTime() + ctx.config.sessionIdleTimeoutMs <= now.getTime()) return null;
   let isAdmin = session.isAdmin;
-  if (now.getTime() - session.checkedAt.getTime() >= RECHECK_INTERVAL_MS) {
+  if (now.getTime() - session.checkedAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) {
     const state = await ctx.accountCheck.recheck(session, now);
     if (state === "ended") return null;
     isAdmin = state.isAdmin;

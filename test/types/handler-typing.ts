@@ -90,5 +90,5 @@ export const apkBodyForBook: AppRouteHandler<typeof routes.createBook> = async (
   const { db, clock } = c.get("deps");
   // @ts-expect-error the body of createBook is a book's fields, not an APK's
   const apk = await apks.createApk(db, c.req.valid("json"), clock.now());
-  return respondCreated(c, BookResource, toBook(await books.getBook(db, apk.id)), `/book/${apk.id}`);
+  return respondCreated(c, BookResource, toBook(await books.getBook(db, apk.id)));
 };

@@ -48,18 +48,18 @@ export const getActivation: AppRouteHandler<typeof routes.getActivation> = async
 export const createActivation: AppRouteHandler<typeof routes.createActivation> = async (c) => {
   const { db, store, clock } = c.get("deps");
   const activation = await service.createActivation(db, store, c.req.valid("json"), clock.now());
-  return respondCreated(c, ActivationResource, toActivation(activation), `/activation/${activation.id}`);
+  return respondCreated(c, ActivationResource, toActivation(activation));
 };
 
 export const redeemActivationQrCode: AppRouteHandler<typeof routes.redeemActivationQrCode> = async (c) => {
   const { db, store, clock } = c.get("deps");
   const { activation, created } = await redeem(
-    { db, store, throttle: c.get("services").throttle, now: clock.now(), clientAddress: clientAddressOf(c) },
+    { db, store, throttle: c.get("runtime").throttle, now: clock.now(), clientAddress: clientAddressOf(c) },
     c.get("principal"),
     c.req.valid("json"),
   );
   if (!created) return respondResource(c, ActivationResource, toActivation(activation));
-  return respondCreated(c, ActivationResource, toActivation(activation), `/activation/${activation.id}`);
+  return respondCreated(c, ActivationResource, toActivation(activation));
 };
 
 export const updateActivation: AppRouteHandler<typeof routes.updateActivation> = async (c) => {

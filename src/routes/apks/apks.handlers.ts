@@ -92,7 +92,7 @@ export const downloadApk: AppRouteHandler<typeof routes.downloadApk> = async (c)
 export const createApk: AppRouteHandler<typeof routes.createApk> = async (c) => {
   const { db, clock } = c.get("deps");
   const apk = await service.createApk(db, c.req.valid("json"), clock.now());
-  return respondCreated(c, ApkResource, toApk(apk), `/apk/${apk.id}`);
+  return respondCreated(c, ApkResource, toApk(apk));
 };
 
 export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => {

@@ -29,12 +29,12 @@ function toSession(session: OpenedSession) {
 }
 
 export const register: AppRouteHandler<typeof routes.register> = async (c) => {
-  const session = await registerUser(c.get("deps"), c.get("services"), c.req.valid("json"), metaOf(c));
+  const session = await registerUser(c.get("deps"), c.get("runtime"), c.req.valid("json"), metaOf(c));
   return c.json(toSession(session), 201, NO_STORE);
 };
 
 export const login: AppRouteHandler<typeof routes.login> = async (c) => {
-  const session = await loginUser(c.get("deps"), c.get("services"), c.req.valid("json"), metaOf(c));
+  const session = await loginUser(c.get("deps"), c.get("runtime"), c.req.valid("json"), metaOf(c));
   return c.json(toSession(session), 200, NO_STORE);
 };
 
@@ -45,6 +45,6 @@ export const logout: AppRouteHandler<typeof routes.logout> = async (c) => {
 };
 
 export const getMe: AppRouteHandler<typeof routes.getMe> = async (c) => {
-  const { user, roles } = await currentUser(c.get("deps"), c.get("services"), c.get("principal"));
+  const { user, roles } = await currentUser(c.get("deps"), c.get("runtime"), c.get("principal"));
   return c.json(toUser(user, roles), 200, NO_STORE);
 };

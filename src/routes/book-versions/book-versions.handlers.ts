@@ -43,7 +43,7 @@ export const getBookVersion: AppRouteHandler<typeof routes.getBookVersion> = asy
 export const createBookVersion: AppRouteHandler<typeof routes.createBookVersion> = async (c) => {
   const { db, clock } = c.get("deps");
   const version = await service.createBookVersion(db, c.req.valid("json"), clock.now());
-  return respondCreated(c, BookVersionResource, toBookVersion(version), `/bookversion/${version.id}`);
+  return respondCreated(c, BookVersionResource, toBookVersion(version));
 };
 
 export const updateBookVersion: AppRouteHandler<typeof routes.updateBookVersion> = async (c) => {

@@ -33,7 +33,7 @@ export const getBook: AppRouteHandler<typeof routes.getBook> = async (c) => {
 export const createBook: AppRouteHandler<typeof routes.createBook> = async (c) => {
   const { db, clock } = c.get("deps");
   const book = await service.createBook(db, c.req.valid("json"), clock.now());
-  return respondCreated(c, BookResource, toBook(book), `/book/${book.id}`);
+  return respondCreated(c, BookResource, toBook(book));
 };
 
 export const updateBook: AppRouteHandler<typeof routes.updateBook> = async (c) => {

@@ -106,7 +106,7 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 export const createActivationQrCode: AppRouteHandler<typeof routes.createActivationQrCode> = async (c) => {
   const { db, clock } = c.get("deps");
   const qrCode = await service.createQrCode(db, c.req.valid("json"), clock.now());
-  return respondCreated(c, QrCodeResource, toQrCode(qrCode), `/activation-qr-code/${qrCode.id}`);
+  return respondCreated(c, QrCodeResource, toQrCode(qrCode));
 };
 
 export const createActivationQrCodeBatch: AppRouteHandler<typeof routes.createActivationQrCodeBatch> = async (

@@ -1,11 +1,9 @@
 // The reader's views. Each answers with a fixed number of queries however many books there are:
 // one query joins book, the caller's activation and the newest version; a paged list adds one
 // for its total. The unsorted, unpaged forms the app asks for all the time are prepared.
-import { listRequestOf, respondCount, respondList, respondResource } from "../../http/respond";
+import { listRequestOf, respondList, respondResource } from "../../http/respond";
 import type { AppRouteHandler } from "../../http/types";
-import * as activations from "../../services/activations";
 import * as reader from "../../services/reader";
-import { ActivationList, toActivation } from "../activations/activations.schemas";
 import type * as routes from "./reader.routes";
 import {
   BookWithVersionAndActivationList,
@@ -38,17 +36,4 @@ export const getBookWithVersionAndActivation: AppRouteHandler<
   const { userUuid } = c.get("principal");
   const row = await reader.getBookWithVersionAndActivation(c.get("deps").db, userUuid, id);
   return respondResource(c, BookWithVersionAndActivationResource, toBookWithVersionAndActivation(row));
-};
-
-export const listActivationsOfBook: AppRouteHandler<typeof routes.listActivationsOfBook> = async (c) => {
-  const { id } = c.req.valid("param");
-  const { window, paging } = listRequestOf(c.req.valid("query"));
-  const list = await activations.listActivationsOfBook(c.get("deps").db, id, window);
-  return respondList(c, ActivationList, list, toActivation, paging, 200);
-};
-
-export const countActivationsOfBook: AppRouteHandler<typeof routes.countActivationsOfBook> = async (c) => {
-  const { id } = c.req.valid("param");
-  const count = await activations.countActivationsOfBook(c.get("deps").db, id);
-  return respondCount(c, count);
 };

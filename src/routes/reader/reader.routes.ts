@@ -1,10 +1,9 @@
 import { defineRoute } from "../../http/define-route";
 import { IdParam } from "../../http/openapi";
 import { resourceContent } from "../../http/respond";
-import { countRoute, listRoute } from "../../http/route-shapes";
-import { activationSortFields, myBookSortFields } from "../../repositories/activations";
+import { listRoute } from "../../http/route-shapes";
+import { myBookSortFields } from "../../repositories/activations";
 import { bookSortFields } from "../../repositories/books";
-import { ActivationList } from "../activations/activations.schemas";
 import * as schemas from "./reader.schemas";
 
 const tags = ["Book"];
@@ -40,25 +39,4 @@ export const getBookWithVersionAndActivation = defineRoute("user", {
   request: { params: IdParam },
   errors: ["NOT_FOUND"],
   responses: { 200: resourceContent(schemas.BookWithVersionAndActivationResource, "The book") },
-});
-
-export const listActivationsOfBook = listRoute("admin", {
-  path: "/book/{id}/activations",
-  operationId: "listActivationsOfBook",
-  summary: "List the activations of a book",
-  tags,
-  params: IdParam,
-  errors: ["NOT_FOUND"],
-  list: ActivationList,
-  sortFields: activationSortFields,
-  returns: "The book's activations",
-});
-
-export const countActivationsOfBook = countRoute("admin", {
-  path: "/book/{id}/activations/count",
-  operationId: "countActivationsOfBook",
-  summary: "Count the activations of a book",
-  tags,
-  params: IdParam,
-  errors: ["NOT_FOUND"],
 });

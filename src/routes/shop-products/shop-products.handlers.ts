@@ -28,7 +28,7 @@ export const getShopProduct: AppRouteHandler<typeof routes.getShopProduct> = asy
 export const createShopProduct: AppRouteHandler<typeof routes.createShopProduct> = async (c) => {
   const { db, clock } = c.get("deps");
   const product = await service.createShopProduct(db, c.req.valid("json"), clock.now());
-  return respondCreated(c, ShopProductResource, toShopProduct(product), `/shop-product/${product.id}`);
+  return respondCreated(c, ShopProductResource, toShopProduct(product));
 };
 
 export const deleteShopProduct: AppRouteHandler<typeof routes.deleteShopProduct> = async (c) => {

@@ -36,7 +36,7 @@ export const claimShopOrder: AppRouteHandler<typeof routes.claimShopOrder> = asy
     {
       shop,
       config,
-      throttle: c.get("services").throttle,
+      throttle: c.get("runtime").throttle,
       now: clock.now(),
       clientAddress: clientAddressOf(c),
     },

@@ -5,8 +5,11 @@ import { AccountCheck } from "./account-check";
 import { HealthChecks } from "./health-checks";
 import { Throttle } from "./throttle";
 
-/** Long-lived helpers built once per app from its deps. */
-export interface Services {
+/**
+ * The app's runtime: long-lived helpers built once per app from its deps, which handlers read as
+ * `c.get("runtime")` beside `c.get("deps")` (what the app was given from outside).
+ */
+export interface Runtime {
   signer: TokenSigner;
   basicCache: BasicAuthCache;
   throttle: Throttle;
@@ -15,7 +18,7 @@ export interface Services {
   health: HealthChecks;
 }
 
-export function createServices(deps: Deps): Services {
+export function createRuntime(deps: Deps): Runtime {
   return {
     signer: new TokenSigner(deps.jwtSecret, deps.config.jwtIssuer),
     basicCache: new BasicAuthCache(),
