@@ -377,3 +377,61 @@ describe("no citations of files outside the repository", () => {
     expect(OUTSIDE.test("// README, Shop orders")).toBe(false);
   });
 });
+
+// A cast through `never` or `unknown` silences the type checker instead of telling it the truth:
+// a module that needs one is typed wrong. Comments and strings may name them; code may not.
+const CAST_THROUGH_NEVER = /\bas\s+never\b/g;
+const CAST_THROUGH_UNKNOWN = /\bas\s+unknown\s+as\b/g;
+
+function castsIn(pattern: RegExp): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const file of files) {
+    const count = codeOf(readFileSync(join(srcDir, file), "utf8")).match(pattern)?.length ?? 0;
+    if (count > 0) found.set(file, count);
+  }
+  return found;
+}
+
+/**
+ * The `as unknown as` left when this rule came, file by file: casts across the two dialects'
+ * handle types (one per typecheck, "#db"), and across Hono's and zod-openapi's types, still to be
+ * typed away. The list only shrinks: a file not in it, or one more cast in a file in it, fails.
+ */
+const CASTS_THROUGH_UNKNOWN_LEFT: Record<string, number> = {
+  "db/client.ts": 3,
+  "db/list-snapshot.ts": 2,
+  "db/prepared.ts": 2,
+  "db/rows.ts": 1,
+  "db/transaction.ts": 1,
+  "http/define-route.ts": 1,
+  "http/hal.ts": 2,
+  "http/respond.ts": 1,
+  "repositories/blobs.ts": 1,
+  "repositories/deployment.ts": 1,
+  "repositories/qr-codes.ts": 2,
+  "repositories/shop-orders.ts": 1,
+  "store/embedded.ts": 1,
+};
+
+describe("casts", () => {
+  test("no `as never` in src/", () => {
+    expect([...castsIn(CAST_THROUGH_NEVER).keys()]).toEqual([]);
+  });
+
+  test("no new `as unknown as` in src/", () => {
+    const over = [...castsIn(CAST_THROUGH_UNKNOWN)]
+      .filter(([file, count]) => count > (CASTS_THROUGH_UNKNOWN_LEFT[file] ?? 0))
+      .map(([file, count]) => `${file}: ${count}`);
+    expect(over).toEqual([]);
+  });
+
+  test("the cast finder sees a cast in code, not in a comment, a string or a word (guards the test itself)", () => {
+    const sample = [
+      "const a = b as never; // c as never",
+      "const d = e as  unknown as F; /* g as unknown as H */",
+      'const url = "https://example.org as never"; // i as never, or it was never',
+    ].join("\n");
+    expect(codeOf(sample).match(CAST_THROUGH_NEVER)).toHaveLength(1);
+    expect(codeOf(sample).match(CAST_THROUGH_UNKNOWN)).toHaveLength(1);
+  });
+});

@@ -50,10 +50,7 @@ export async function assertRealFolder(path: string, name: string): Promise<void
  * Opens a file of the backup for reading, refusing anything but a regular file of ours. `name` is
  * how messages call it (its path inside the backup). The caller closes the handle.
  */
-export async function openBackupFile(
-  path: string,
-  name: string,
-): Promise<{ handle: FileHandle; size: number }> {
+async function openBackupFile(path: string, name: string): Promise<{ handle: FileHandle; size: number }> {
   const before = await entryAt(path);
   if (before === null) throw new BackupError(`the backup holds no ${name}`);
   assertOwnRegularFile(before, name);

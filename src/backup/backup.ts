@@ -29,7 +29,7 @@ export interface BackupReport extends BackupManifest {
  * swap a file of the backup, or read the jwt-secret through a link planted before we write it.
  * An empty folder of ours that others may only read (mkdir's usual 0755) is tightened to 0700.
  */
-export async function prepareBackupFolder(target: string): Promise<void> {
+async function prepareBackupFolder(target: string): Promise<void> {
   const info = await lstat(target).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return null;
     throw error;
@@ -100,7 +100,7 @@ export async function backup(config: Config, target: string, version: string): P
  * A consistent copy of a live SQLite database: VACUUM INTO reads it in one transaction (WAL
  * readers never wait for the writer, nor it for them) and writes a compact file.
  */
-export function backupSqlite(source: string, destination: string): void {
+function backupSqlite(source: string, destination: string): void {
   const connection = new Database(source, { readonly: true, strict: true });
   try {
     connection.exec("PRAGMA busy_timeout = 5000");
@@ -114,7 +114,7 @@ export function backupSqlite(source: string, destination: string): void {
  * Copies every published blob of the store at `from` into the same layout at `to`, one file at a
  * time (copy_file_range, never in memory). Its own step: with STORAGE=s3 blobs live in the bucket.
  */
-export async function copyBlobs(from: string, to: string): Promise<{ files: number; bytes: number }> {
+async function copyBlobs(from: string, to: string): Promise<{ files: number; bytes: number }> {
   const store = new LocalBlobStore(from);
   let files = 0;
   let bytes = 0;

@@ -4,7 +4,7 @@
 // asynchronously, so that the process keeps serving while they wait.
 
 /** How long a write waits in all for another process's lock before the request gets a 503. */
-export const BUSY_RETRY_BUDGET_MS = 2000;
+const BUSY_RETRY_BUDGET_MS = 2000;
 const FIRST_PAUSE_MS = 5;
 const LONGEST_PAUSE_MS = 100;
 

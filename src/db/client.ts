@@ -35,7 +35,7 @@ export interface OpenDatabaseOptions {
   strictTurns?: boolean;
 }
 
-export const DEFAULT_POOL_MAX = 10;
+const DEFAULT_POOL_MAX = 10;
 
 export function isPostgresUrl(url: string): boolean {
   return url.startsWith("postgres://") || url.startsWith("postgresql://");

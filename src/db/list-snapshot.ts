@@ -18,6 +18,7 @@ import type { Database } from "#db";
 import { Slots } from "../lib/slots";
 import { LIST_SLOT_WAIT_MS, ListStreamRefused } from "../lib/stream-limits";
 import { SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
+import * as sqliteSchema from "./schema/sqlite";
 
 export interface ListSnapshot {
   /** A handle whose reads all see the database as it was when the snapshot's first read ran. */
@@ -33,7 +34,7 @@ const SQLITE_SNAPSHOTS = 4;
  * Snapshots a Postgres pool of `poolMax` connections lends to streams: a quarter, at least one,
  * so that the other requests keep most of the pool while lists stream.
  */
-export function postgresSnapshotsOf(poolMax: number): number {
+function postgresSnapshotsOf(poolMax: number): number {
   return Math.max(1, Math.floor(poolMax / 4));
 }
 
@@ -50,8 +51,15 @@ interface PostgresPool {
   options?: { max?: number };
 }
 
+/**
+ * The connection (SQLite) or pool (Postgres: Bun's SQL, a function) under the handle openDatabase
+ * made; a transaction's handle has none.
+ */
 function clientOf(db: Database): object {
-  return (db.orm as unknown as { $client: object }).$client;
+  const orm: object = db.orm;
+  const client = "$client" in orm ? orm.$client : undefined;
+  if (typeof client === "function" || (typeof client === "object" && client !== null)) return client;
+  throw new TypeError("a list snapshot needs the database's own handle, not a transaction's");
 }
 
 function gateOf(db: Database): SnapshotGate {
@@ -151,15 +159,11 @@ function openPostgresSnapshot(db: Database): Promise<{ db: Database; end(): Prom
   });
 }
 
-interface SqliteClient {
-  readonly filename: string;
-}
-
 function openSqliteSnapshot(db: Database): { db: Database; end(): Promise<void> } {
-  const { filename } = (db.orm as unknown as { $client: SqliteClient }).$client;
-  // An in-memory database has no file another connection could open: its lists are read on the
-  // main connection, without a snapshot (only tests and throwaway servers use one).
-  if (filename === "" || filename === ":memory:") return { db, end: async () => undefined };
+  const client = clientOf(db);
+  if (!(client instanceof SqliteConnection))
+    throw new TypeError("a SQLite handle without a bun:sqlite connection");
+  const { filename } = client;
   const connection = new SqliteConnection(filename, { strict: true, create: false });
   try {
     connection.exec("PRAGMA query_only = ON");
@@ -170,7 +174,8 @@ function openSqliteSnapshot(db: Database): { db: Database; end(): Promise<void> 
     connection.close();
     throw error;
   }
-  const orm = drizzleSqlite({ client: connection, schema: db.tables as never });
+  // The tables a SQLite handle carries (db/client.ts), typed as SQLite's whichever dialect "#db" names.
+  const orm = drizzleSqlite({ client: connection, schema: sqliteSchema.tables });
   return {
     db: { ...db, orm: orm as unknown as Database["orm"] },
     async end() {

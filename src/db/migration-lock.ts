@@ -11,7 +11,7 @@ import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate as migrateSqliteSchema } from "drizzle-orm/bun-sqlite/migrator";
 import { hashRawSessionIdsPostgres, hashRawSessionIdsSqlite } from "./session-id-migration";
 
-export const migrationsRoot = new URL("../../drizzle/", import.meta.url).pathname;
+const migrationsRoot = new URL("../../drizzle/", import.meta.url).pathname;
 
 /** How long an instance waits for another one's migrations before giving up on start-up. */
 const MIGRATION_LOCK_WAIT_MS = 10 * 60 * 1000;
@@ -45,11 +45,6 @@ export function migrateSqlite(
   databasePath: string,
   migrationsFolder = `${migrationsRoot}sqlite`,
 ): void {
-  if (databasePath === ":memory:") {
-    migrateSqliteSchema(orm, { migrationsFolder });
-    hashRawSessionIdsSqlite(orm);
-    return;
-  }
   const lock = new SqliteConnection(`${databasePath}.migration-lock`, { create: true });
   try {
     lock.exec(`PRAGMA busy_timeout = ${MIGRATION_LOCK_WAIT_MS}`);

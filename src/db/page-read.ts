@@ -2,8 +2,8 @@
 // from its end. OFFSET walks and discards every row before the page, so the last page of five
 // million activations costs a walk of five million index entries read forwards, and a few read
 // backwards. The mirror is exact: every ORDER BY term is flipped, the id tie-breaker too (it
-// follows the last term's direction, see orderByOf), and both databases move NULLs with the
-// direction (SQLite: first ascending, last descending; Postgres: the other way round).
+// follows the last term's direction: sortTermsOf in order-by.ts), and both databases move NULLs
+// with the direction (SQLite: first ascending, last descending; Postgres: the other way round).
 import type { ListWindow, SortOrder } from "../lib/list-window";
 
 /** A window to read in SQL, and whether its rows come back in reverse and must be turned round. */

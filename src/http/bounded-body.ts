@@ -8,9 +8,9 @@ export const MAX_JSON_BODY_BYTES = 1024 * 1024;
  * bounds a slow body today (connection-timeouts.ts), this bounds it whatever Bun does. 1 MiB at
  * a slow phone's 64 KiB/s takes 16 s.
  */
-export const JSON_BODY_DEADLINE_MS = 30_000;
+const JSON_BODY_DEADLINE_MS = 30_000;
 
-export const payloadTooLarge = () =>
+const payloadTooLarge = () =>
   new AppError("PAYLOAD_TOO_LARGE", `The request body is over ${MAX_JSON_BODY_BYTES} bytes.`);
 
 /** The client went away or stalled mid-body: its fault, not an error of ours to log. */

@@ -9,7 +9,6 @@ import type { BlobRange } from "../storage/blob-store";
 import { parseByteRange } from "./byte-range";
 
 export interface FileToSend {
-  path: string;
   sha256: string;
   size: number;
   lastModified: Date;
@@ -101,7 +100,7 @@ type FilePlan =
   | { notModified: Response }
   | { status: 200 | 206; headers: Headers; range: BlobRange | null; withBody: boolean };
 
-function validators(file: Omit<FileToSend, "path">): Headers {
+function validators(file: FileToSend): Headers {
   return new Headers({
     ETag: `"${file.sha256}"`,
     "Last-Modified": file.lastModified.toUTCString(),
@@ -111,7 +110,7 @@ function validators(file: Omit<FileToSend, "path">): Headers {
 }
 
 /** RFC 9110 §13.2.2: If-None-Match first; If-Modified-Since only without it. */
-function isNotModified(request: Request, file: Omit<FileToSend, "path">): boolean {
+function isNotModified(request: Request, file: FileToSend): boolean {
   const ifNoneMatch = request.headers.get("if-none-match");
   const ifModifiedSince = request.headers.get("if-modified-since");
   return ifNoneMatch !== null
@@ -119,7 +118,7 @@ function isNotModified(request: Request, file: Omit<FileToSend, "path">): boolea
     : ifModifiedSince !== null && seconds(file.lastModified) <= (parseHttpDate(ifModifiedSince) ?? -1);
 }
 
-function dispositionOf(file: Omit<FileToSend, "path">): string | undefined {
+function dispositionOf(file: FileToSend): string | undefined {
   return file.filename === undefined
     ? undefined
     : contentDisposition(file.disposition ?? "attachment", file.filename);
@@ -129,7 +128,7 @@ function dispositionOf(file: Omit<FileToSend, "path">): string | undefined {
  * Decides a GET or HEAD for a file. A range outside the file throws RANGE_NOT_SATISFIABLE (416)
  * with `Content-Range: bytes *\/size`, for the error mapper to render.
  */
-function planFileResponse(request: Request, file: Omit<FileToSend, "path">): FilePlan {
+function planFileResponse(request: Request, file: FileToSend): FilePlan {
   const etag = `"${file.sha256}"`;
   const headers = validators(file);
   if (isNotModified(request, file)) return { notModified: new Response(null, { status: 304, headers }) };
@@ -165,27 +164,15 @@ function planFileResponse(request: Request, file: Omit<FileToSend, "path">): Fil
 }
 
 /**
- * Answers a GET or HEAD for a file on disk, with the body streamed by Bun (sendfile). A range
- * outside the file throws RANGE_NOT_SATISFIABLE (416).
- */
-export function fileResponse(request: Request, file: FileToSend): Response {
-  const plan = planFileResponse(request, file);
-  if ("notModified" in plan) return plan.notModified;
-  const whole = Bun.file(file.path);
-  const body = !plan.withBody ? null : plan.range ? whole.slice(plan.range.start, plan.range.end + 1) : whole;
-  return new Response(body, { status: plan.status, headers: plan.headers });
-}
-
-/**
  * Answers a stored blob as every download is answered (see the top of this file), wherever the blob
  * store keeps it: the access check has been made; validators and 304 are the app's; the bytes come
  * from the store, or with S3_DOWNLOADS=redirect from the bucket itself through a presigned URL that
  * answers the same Content-Type and Content-Disposition (Range is then the bucket's).
  */
 export async function sendBlob(
-  deps: Deps,
+  deps: Pick<Deps, "blobs">,
   request: Request,
-  file: Omit<FileToSend, "path">,
+  file: FileToSend,
 ): Promise<Response> {
   const source = deps.blobs.source(file.sha256);
   if (source.kind === "redirect") {

@@ -1,4 +1,4 @@
-import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
+import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { Principal } from "../auth/principal";
 import type { Deps } from "../deps";
 import type { Runtime } from "../services/runtime";
@@ -21,8 +21,6 @@ export interface AppVariables {
 export interface AppBindings {
   Variables: AppVariables;
 }
-
-export type AppOpenAPI = OpenAPIHono<AppBindings>;
 
 /** A handler typed by its route definition, so it keeps full typing in its own file. */
 export type AppRouteHandler<R extends RouteConfig> = RouteHandler<R, AppBindings>;

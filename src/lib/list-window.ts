@@ -16,7 +16,7 @@ export interface ListWindow<F extends string = string> {
 }
 
 /** What a service gives for a list: the window's rows and the size of the whole list. */
-export interface Page<Row> {
+interface Page<Row> {
   rows: Row[];
   total: number;
 }

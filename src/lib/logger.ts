@@ -4,7 +4,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
-export type LogFields = Record<string, unknown>;
+type LogFields = Record<string, unknown>;
 
 export interface Logger {
   /** Whether a line at `level` is written: lets a per-request caller skip building its fields. */

@@ -2,7 +2,7 @@
 // runs whatever else is waiting (other requests, /health), so no request holds it for long.
 
 /** How long one slice may run before the loop gets a turn; well under the 50 ms a request may hold it. */
-export const SLICE_MS = 3;
+const SLICE_MS = 3;
 
 /** A point where pending I/O callbacks and timers run before the work goes on. */
 export function nextTurn(): Promise<void> {

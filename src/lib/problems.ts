@@ -54,7 +54,7 @@ const wwwAuthenticate: Record<string, ProblemHeader> = {
  * source for the mapper, for `AppError` and for the error responses of the OpenAPI document;
  * `satisfies` makes a code without a definition a compile error.
  */
-export const errorDefinitions = {
+const errorDefinitions = {
   NOT_FOUND: { status: 404, title: "Not Found" },
   METHOD_NOT_ALLOWED: {
     status: 405,
@@ -124,7 +124,7 @@ export interface Problem {
   requestId?: string;
 }
 
-/** An expected failure: thrown anywhere, answered by the one error mapper in app.ts. */
+/** An expected failure: thrown anywhere, answered by the one error mapper (http/error-handler.ts). */
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: ProblemStatus;
@@ -158,7 +158,6 @@ export class AppError extends Error {
 
 export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} was not found.`);
 export const forbidden = (detail = "You may not do this.") => new AppError("FORBIDDEN", detail);
-export const conflict = (detail: string) => new AppError("CONFLICT", detail);
 export const validationFailed = (path: string, message: string) =>
   new AppError("VALIDATION_FAILED", `${path}: ${message}`, { errors: [{ path, message }] });
 

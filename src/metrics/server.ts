@@ -12,7 +12,7 @@ const NOT_FOUND = () =>
  * Whether the listener took every interface: the unspecified address in any spelling Bun takes
  * (`0.0.0.0`, `0`, `::`, `[::]`, `*`), read from where it really listens.
  */
-export function listensOnEveryInterface(server: Server<undefined>): boolean {
+function listensOnEveryInterface(server: Server<undefined>): boolean {
   const hostname = server.url.hostname;
   if (hostname === "*") return true;
   const address = canonicalAddress(hostname);

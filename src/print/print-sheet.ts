@@ -55,7 +55,7 @@ export interface SheetContent {
  * Sheets being made at once by this instance. Each adds a slice of work to every turn of the loop,
  * so two keep the turns short; the others wait their turn, page by page (see inSlots).
  */
-export const SHEETS_AT_ONCE = 2;
+const SHEETS_AT_ONCE = 2;
 const sheetSlots = new Slots(SHEETS_AT_ONCE);
 
 /** The PDF as a byte stream; pages are made as the reader pulls them. */

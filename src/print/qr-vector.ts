@@ -3,10 +3,10 @@
 import QRCode from "qrcode";
 
 /** Light modules around the symbol that a reader needs to find it (ISO/IEC 18004 §6.3.8). */
-export const QUIET_ZONE = 4;
+const QUIET_ZONE = 4;
 
 /** Error correction M, as the PNG endpoint uses. */
-export const QR_ERROR_CORRECTION = "M" as const;
+const QR_ERROR_CORRECTION = "M" as const;
 
 /** A symbol as rectangles of dark modules: one per horizontal run of a row. */
 export interface QrVector {

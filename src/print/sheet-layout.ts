@@ -7,7 +7,7 @@ export const PAPERS = { A4: [210, 297], Letter: [215.9, 279.4] } as const satisf
   string,
   readonly [number, number]
 >;
-export type Paper = keyof typeof PAPERS;
+type Paper = keyof typeof PAPERS;
 
 export interface SheetLayout {
   paper: Paper;

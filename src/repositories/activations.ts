@@ -224,7 +224,7 @@ export function deleteActivation(db: Database, id: number): Promise<ActivationRo
 
 /**
  * Joins a book's newest version (the highest versionCode among the versions with an
- * archive — the rule of findNewestVersions), so a list of books needs no query per book.
+ * archive — the rule of findNewestVersion), so a list of books needs no query per book.
  */
 function isNewestVersion(db: Database): SQL {
   const { book, bookVersion } = db.tables;
@@ -282,7 +282,7 @@ const heldBooksStatement = preparedPer((db) => {
 export const myBookSortFields = ["activatedAt", "title"] as const;
 export type MyBookSortField = (typeof myBookSortFields)[number];
 
-export function myBookSortColumns({ activation, book }: Database["tables"]) {
+function myBookSortColumns({ activation, book }: Database["tables"]) {
   return {
     activatedAt: activation.createdAt,
     title: book.title,

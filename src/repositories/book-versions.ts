@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, type SQL } from "drizzle-orm";
 import type { Database } from "#db";
 import { countRows, deleteById, findById, insertRow, listRows, updateById } from "../db/rows";
 import type { ListWindow } from "../lib/list-window";
@@ -77,27 +77,4 @@ export async function findNewestVersion(db: Database, bookId: number): Promise<B
     .orderBy(desc(bookVersion.versionCode))
     .limit(1);
   return row;
-}
-
-/**
- * The newest version of each of `bookIds` (of every book when undefined) in one query (no query per book): the versions with
- * an archive whose versionCode is the highest of their book.
- */
-export async function findNewestVersions(
-  db: Database,
-  bookIds?: number[],
-): Promise<Map<number, BookVersionRow>> {
-  if (bookIds?.length === 0) return new Map();
-  const { bookVersion } = db.tables;
-  const rows = await db.orm
-    .select()
-    .from(bookVersion)
-    .where(
-      and(
-        bookIds ? inArray(bookVersion.bookId, bookIds) : undefined,
-        isNotNull(bookVersion.archiveSha256),
-        sql`${bookVersion.versionCode} = (SELECT max(newer.version_code) FROM book_version newer WHERE newer.book_id = ${bookVersion.bookId} AND newer.archive_sha256 IS NOT NULL)`,
-      ),
-    );
-  return new Map(rows.map((row) => [row.bookId, row]));
 }

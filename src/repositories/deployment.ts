@@ -6,7 +6,7 @@ import type { Database } from "#db";
 import { queuedWrite, withTransaction } from "../db/transaction";
 
 /** 32 lowercase hex digits, as the migration makes them. */
-export const DEPLOYMENT_ID = /^[0-9a-f]{32}$/;
+const DEPLOYMENT_ID = /^[0-9a-f]{32}$/;
 
 export interface DeploymentRow {
   id: string;

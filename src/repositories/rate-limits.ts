@@ -1,6 +1,5 @@
 import { and, gt, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { retryWhileBusy } from "../db/busy";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { queuedWrite } from "../db/transaction";
 
@@ -35,20 +34,19 @@ async function upsertCounts(
   const values = [...events]
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map(({ key, windowMs }) => ({ key, count: 1, windowEndsAt: new Date(now.getTime() + windowMs) }));
-  // Every login and redemption counts here first: wait a moment for another process's SQLite lock.
-  return retryWhileBusy(() =>
-    db.orm
-      .insert(rateLimit)
-      .values(values)
-      .onConflictDoUpdate({
-        target: rateLimit.key,
-        set: {
-          count: sql`CASE WHEN ${windowEnded} THEN 1 ELSE ${rateLimit.count} + 1 END`,
-          windowEndsAt: sql`CASE WHEN ${windowEnded} THEN excluded.window_ends_at ELSE ${rateLimit.windowEndsAt} END`,
-        },
-      })
-      .returning({ key: rateLimit.key, count: rateLimit.count, windowEndsAt: rateLimit.windowEndsAt }),
-  );
+  // No wait for another process's SQLite lock here: queuedWrite's BEGIN IMMEDIATE has waited for it
+  // (db/busy.ts), and the transaction holds it.
+  return db.orm
+    .insert(rateLimit)
+    .values(values)
+    .onConflictDoUpdate({
+      target: rateLimit.key,
+      set: {
+        count: sql`CASE WHEN ${windowEnded} THEN 1 ELSE ${rateLimit.count} + 1 END`,
+        windowEndsAt: sql`CASE WHEN ${windowEnded} THEN excluded.window_ends_at ELSE ${rateLimit.windowEndsAt} END`,
+      },
+    })
+    .returning({ key: rateLimit.key, count: rateLimit.count, windowEndsAt: rateLimit.windowEndsAt });
 }
 
 /** Counts one event against `key` in a fixed window; returns the count and when the window ends. */

@@ -11,7 +11,7 @@ export type NewSession = Database["tables"]["userSession"]["$inferInsert"];
 // outside any other request's, whose rollback could otherwise lose a new session or undo a logout.
 
 /** Sessions a user may hold at once: a new one ends the oldest beyond this many. */
-export const MAX_SESSIONS_PER_USER = 100;
+const MAX_SESSIONS_PER_USER = 100;
 
 /**
  * Stores a new session under the digest of `session.id` (the id its token carries; only the

@@ -49,7 +49,7 @@ export async function pageOf<Row, F extends string>(
 }
 
 /** The whole list in chunks, read from its start again in a snapshot `holder` holds. */
-export async function streamOf<Row, F extends string>(
+async function streamOf<Row, F extends string>(
   db: Database,
   window: ListWindow<F>,
   read: ReadRows<Row, F>,

@@ -15,7 +15,7 @@ import { qrPayload } from "./qr-codes";
 /** Rows per read while a batch is exported: enough to be quick, few enough to stay small. */
 const READ_CHUNK = 500;
 
-export type QrCodeStatus = "disabled" | "expired" | "exhausted" | "available";
+type QrCodeStatus = "disabled" | "expired" | "exhausted" | "available";
 
 export async function getQrCodeBatch(db: Database, id: number): Promise<batches.QrCodeBatchWithCounts> {
   return found(await batches.findQrCodeBatch(db, id), `QR code batch ${id}`);
@@ -48,7 +48,7 @@ export async function setQrCodeBatchEnabled(
  * Whether a code can still be redeemed and, if not, why — in the order redemption checks:
  * switched off, then past its expiry, then used up.
  */
-export function qrCodeStatus(row: QrCodeRow, now: Date): QrCodeStatus {
+function qrCodeStatus(row: QrCodeRow, now: Date): QrCodeStatus {
   if (!row.enabled) return "disabled";
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return "expired";
   if (row.activationCount >= row.maxActivations) return "exhausted";
@@ -72,7 +72,7 @@ async function* codesOfBatch(db: Database, batchId: number): AsyncGenerator<QrCo
   }
 }
 
-export const CSV_COLUMNS = ["code", "id", "status", "activationCount", "createdAt"] as const;
+const CSV_COLUMNS = ["code", "id", "status", "activationCount", "createdAt"] as const;
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 function csvField(value: string | number): string {

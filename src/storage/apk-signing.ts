@@ -92,7 +92,7 @@ export async function readSigningBlock(
  * The first certificate of the first signer of a v2 or v3 block. Both schemes start each signer
  * with `signed data`, whose second field is the length-prefixed sequence of certificates.
  */
-export function firstSignerCertificate(value: Uint8Array): Uint8Array {
+function firstSignerCertificate(value: Uint8Array): Uint8Array {
   const signers = prefixed(value, 0, value.byteLength);
   if (signers.start === signers.end) fail("no signers");
   const signer = prefixed(value, signers.start, signers.end);
@@ -216,7 +216,7 @@ export function pkcs7SignerCertificate(bytes: Uint8Array): Uint8Array {
 }
 
 /** v1 signature block files: directly in META-INF, named like apksigner and the platform do. */
-export function v1SignatureEntries(directory: ZipDirectory): ZipEntry[] {
+function v1SignatureEntries(directory: ZipDirectory): ZipEntry[] {
   return directory.entries
     .filter((entry) => /^META-INF\/[^/]+\.(RSA|DSA|EC)$/.test(entry.name))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

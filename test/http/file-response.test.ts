@@ -1,30 +1,34 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  contentDisposition,
-  type FileToSend,
-  fileResponse,
-  safeFilename,
-} from "../../src/http/file-response";
+import { dirname, join } from "node:path";
+import { contentDisposition, type FileToSend, safeFilename, sendBlob } from "../../src/http/file-response";
 import { AppError } from "../../src/lib/problems";
+import { LocalBlobStore } from "../../src/storage/blob-store";
 
 const CONTENT = "0123456789abcdefghijklmnopqrstuvwxyz"; // 36 bytes, each byte tells its offset
 const SHA = new Bun.CryptoHasher("sha256").update(CONTENT).digest("hex");
+const EMPTY_SHA = new Bun.CryptoHasher("sha256").update("").digest("hex");
 const ETAG = `"${SHA}"`;
 const LAST_MODIFIED = new Date("2026-11-21T10:04:05.123Z");
 
 let dir: string;
+let store: LocalBlobStore;
 let file: FileToSend;
 let empty: FileToSend;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "bookdist-file-response-"));
-  writeFileSync(join(dir, SHA), CONTENT);
-  writeFileSync(join(dir, "empty"), "");
+  store = new LocalBlobStore(dir);
+  const blobs: Array<[sha256: string, content: string]> = [
+    [SHA, CONTENT],
+    [EMPTY_SHA, ""],
+  ];
+  for (const [sha256, content] of blobs) {
+    mkdirSync(dirname(store.pathOf(sha256)), { recursive: true });
+    writeFileSync(store.pathOf(sha256), content);
+  }
   file = {
-    path: join(dir, SHA),
     sha256: SHA,
     size: CONTENT.length,
     lastModified: LAST_MODIFIED,
@@ -32,7 +36,7 @@ beforeAll(() => {
     filename: "bookapp-1.0.apk",
     cacheControl: "public, max-age=60",
   };
-  empty = { ...file, path: join(dir, "empty"), size: 0 };
+  empty = { ...file, sha256: EMPTY_SHA, size: 0 };
 });
 
 afterAll(() => {
@@ -43,19 +47,24 @@ function get(headers: Record<string, string> = {}, method = "GET"): Request {
   return new Request("http://localhost/apk/download/activebookapp", { method, headers });
 }
 
-function thrown(run: () => unknown): AppError {
+/** The live path of every download: a blob of the store, answered by sendBlob. */
+function send(request: Request, sent: FileToSend = file): Promise<Response> {
+  return sendBlob({ blobs: store }, request, sent);
+}
+
+async function rejected(response: Promise<Response>): Promise<AppError> {
   try {
-    run();
+    await response;
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
     return error as AppError;
   }
-  throw new Error("expected a throw");
+  throw new Error("expected a rejection");
 }
 
-describe("fileResponse", () => {
+describe("sendBlob, a blob on disk", () => {
   test("GET sends the whole file with validators and download headers", async () => {
-    const response = fileResponse(get(), file);
+    const response = await send(get(), file);
     expect(response.status).toBe(200);
     expect(Object.fromEntries(response.headers)).toMatchObject({
       etag: ETAG,
@@ -70,23 +79,23 @@ describe("fileResponse", () => {
     expect(await response.text()).toBe(CONTENT);
   });
 
-  test("no filename, no Content-Disposition; inline when asked", () => {
+  test("no filename, no Content-Disposition; inline when asked", async () => {
     const { filename: _, ...withoutName } = file;
-    expect(fileResponse(get(), withoutName).headers.has("content-disposition")).toBe(false);
-    const inline = fileResponse(get(), { ...file, filename: "cover.png", disposition: "inline" });
+    expect((await send(get(), withoutName)).headers.has("content-disposition")).toBe(false);
+    const inline = await send(get(), { ...file, filename: "cover.png", disposition: "inline" });
     expect(inline.headers.get("content-disposition")).toStartWith('inline; filename="cover.png"');
   });
 
   test("HEAD sends the same headers and no body", async () => {
-    const head = fileResponse(get({}, "HEAD"), file);
-    const full = fileResponse(get(), file);
+    const head = await send(get({}, "HEAD"), file);
+    const full = await send(get(), file);
     expect(head.status).toBe(200);
     expect(Object.fromEntries(head.headers)).toEqual(Object.fromEntries(full.headers));
     expect(await head.text()).toBe("");
   });
 
   test("an empty file is a 200 with Content-Length 0", async () => {
-    const response = fileResponse(get(), empty);
+    const response = await send(get(), empty);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-length")).toBe("0");
     expect(await response.text()).toBe("");
@@ -99,7 +108,7 @@ describe("fileResponse", () => {
       ["a list holding the ETag", `"other", ${ETAG} , "more"`],
       ["the weak form of the ETag", `W/${ETAG}`],
     ])("If-None-Match with %s → 304", async (_, value) => {
-      const response = fileResponse(get({ "If-None-Match": value }), file);
+      const response = await send(get({ "If-None-Match": value }), file);
       expect(response.status).toBe(304);
       expect(response.headers.get("etag")).toBe(ETAG);
       expect(response.headers.get("cache-control")).toBe("public, max-age=60");
@@ -107,38 +116,38 @@ describe("fileResponse", () => {
       expect(await response.text()).toBe("");
     });
 
-    test("If-None-Match with other ETags → 200", () => {
-      expect(fileResponse(get({ "If-None-Match": `"abc", W/"def"` }), file).status).toBe(200);
+    test("If-None-Match with other ETags → 200", async () => {
+      expect((await send(get({ "If-None-Match": `"abc", W/"def"` }), file)).status).toBe(200);
     });
 
-    test("If-Modified-Since at or after Last-Modified → 304, before → 200", () => {
-      expect(fileResponse(get({ "If-Modified-Since": "Sat, 21 Nov 2026 10:04:05 GMT" }), file).status).toBe(
+    test("If-Modified-Since at or after Last-Modified → 304, before → 200", async () => {
+      expect((await send(get({ "If-Modified-Since": "Sat, 21 Nov 2026 10:04:05 GMT" }), file)).status).toBe(
         304,
       );
-      expect(fileResponse(get({ "If-Modified-Since": "Sun, 22 Nov 2026 00:00:00 GMT" }), file).status).toBe(
+      expect((await send(get({ "If-Modified-Since": "Sun, 22 Nov 2026 00:00:00 GMT" }), file)).status).toBe(
         304,
       );
-      expect(fileResponse(get({ "If-Modified-Since": "Sat, 21 Nov 2026 10:04:04 GMT" }), file).status).toBe(
+      expect((await send(get({ "If-Modified-Since": "Sat, 21 Nov 2026 10:04:04 GMT" }), file)).status).toBe(
         200,
       );
-      expect(fileResponse(get({ "If-Modified-Since": "not a date" }), file).status).toBe(200);
+      expect((await send(get({ "If-Modified-Since": "not a date" }), file)).status).toBe(200);
     });
 
-    test("a 16 KB If-None-Match or If-Modified-Since is read in linear time", () => {
+    test("a 16 KB If-None-Match or If-Modified-Since is read in linear time", async () => {
       const started = performance.now();
-      expect(fileResponse(get({ "If-None-Match": `W/"x", `.repeat(2_000) + ETAG }), file).status).toBe(304);
-      expect(fileResponse(get({ "If-None-Match": `${" ".repeat(16_000)}x` }), file).status).toBe(200);
-      expect(fileResponse(get({ "If-Modified-Since": `${" ".repeat(16_000)}x` }), file).status).toBe(200);
+      expect((await send(get({ "If-None-Match": `W/"x", `.repeat(2_000) + ETAG }), file)).status).toBe(304);
+      expect((await send(get({ "If-None-Match": `${" ".repeat(16_000)}x` }), file)).status).toBe(200);
+      expect((await send(get({ "If-Modified-Since": `${" ".repeat(16_000)}x` }), file)).status).toBe(200);
       expect(performance.now() - started).toBeLessThan(250);
     });
 
-    test("If-Modified-Since is ignored when If-None-Match is present", () => {
+    test("If-Modified-Since is ignored when If-None-Match is present", async () => {
       const headers = { "If-None-Match": `"other"`, "If-Modified-Since": "Sun, 22 Nov 2026 00:00:00 GMT" };
-      expect(fileResponse(get(headers), file).status).toBe(200);
+      expect((await send(get(headers), file)).status).toBe(200);
     });
 
-    test("304 wins over Range", () => {
-      expect(fileResponse(get({ "If-None-Match": ETAG, Range: "bytes=0-1" }), file).status).toBe(304);
+    test("304 wins over Range", async () => {
+      expect((await send(get({ "If-None-Match": ETAG, Range: "bytes=0-1" }), file)).status).toBe(304);
     });
   });
 
@@ -155,7 +164,7 @@ describe("fileResponse", () => {
       ["\tbytes\t=\t-2\t", 34, 35],
       ["bytes=00000000000000000000000000000000000000000000000000000000000000000000000000000001-2", 1, 2],
     ])("%s → 206 with exactly those bytes", async (range, start, end) => {
-      const response = fileResponse(get({ Range: range }), file);
+      const response = await send(get({ Range: range }), file);
       expect(response.status).toBe(206);
       expect(response.headers.get("content-range")).toBe(`bytes ${start}-${end}/36`);
       expect(response.headers.get("content-length")).toBe(String(end - start + 1));
@@ -165,7 +174,7 @@ describe("fileResponse", () => {
     });
 
     test("HEAD with a range sends the 206 headers and no body", async () => {
-      const response = fileResponse(get({ Range: "bytes=0-3" }, "HEAD"), file);
+      const response = await send(get({ Range: "bytes=0-3" }, "HEAD"), file);
       expect(response.status).toBe(206);
       expect(response.headers.get("content-length")).toBe("4");
       expect(await response.text()).toBe("");
@@ -173,16 +182,16 @@ describe("fileResponse", () => {
 
     test.each(["bytes=36-", "bytes=36-40", "bytes=1000-", "bytes=-0", `bytes=${"9".repeat(400)}-`])(
       "%s → 416 with bytes */size",
-      (range) => {
-        const error = thrown(() => fileResponse(get({ Range: range }), file));
+      async (range) => {
+        const error = await rejected(send(get({ Range: range }), file));
         expect(error.code).toBe("RANGE_NOT_SATISFIABLE");
         expect(error.status).toBe(416);
         expect(error.headers).toEqual({ "Content-Range": "bytes */36" });
       },
     );
 
-    test.each(["bytes=0-", "bytes=-5"])("any range of an empty file (%s) → 416", (range) => {
-      const error = thrown(() => fileResponse(get({ Range: range }), empty));
+    test.each(["bytes=0-", "bytes=-5"])("any range of an empty file (%s) → 416", async (range) => {
+      const error = await rejected(send(get({ Range: range }), empty));
       expect(error.headers).toEqual({ "Content-Range": "bytes */0" });
     });
 
@@ -204,21 +213,21 @@ describe("fileResponse", () => {
       "=0-1",
       "",
     ])("%j is ignored → 200 with the whole file", async (range) => {
-      const response = fileResponse(get({ Range: range }), file);
+      const response = await send(get({ Range: range }), file);
       expect(response.status).toBe(200);
       expect(response.headers.has("content-range")).toBe(false);
       expect(await response.text()).toBe(CONTENT);
     });
 
-    test("If-Range with the ETag or the exact Last-Modified honours the range", () => {
+    test("If-Range with the ETag or the exact Last-Modified honours the range", async () => {
       for (const ifRange of [ETAG, "Sat, 21 Nov 2026 10:04:05 GMT"]) {
-        expect(fileResponse(get({ Range: "bytes=0-1", "If-Range": ifRange }), file).status).toBe(206);
+        expect((await send(get({ Range: "bytes=0-1", "If-Range": ifRange }), file)).status).toBe(206);
       }
     });
 
     test("If-Range that does not match sends the whole file", async () => {
       for (const ifRange of [`"stale"`, `W/${ETAG}`, "Sat, 21 Nov 2026 10:04:06 GMT", "garbage"]) {
-        const response = fileResponse(get({ Range: "bytes=0-1", "If-Range": ifRange }), file);
+        const response = await send(get({ Range: "bytes=0-1", "If-Range": ifRange }), file);
         expect(response.status).toBe(200);
         expect(await response.text()).toBe(CONTENT);
       }
@@ -238,7 +247,7 @@ describe("fileResponse", () => {
       const started = performance.now();
       const asked: Record<string, string>[] = [{ Range: range }, { Range: range, "If-Range": ETAG }];
       for (const headers of asked) {
-        const response = fileResponse(get(headers), file);
+        const response = await send(get(headers), file);
         expect(response.status).toBe(200);
         expect(await response.text()).toBe(CONTENT);
       }
@@ -255,15 +264,15 @@ describe("fileResponse", () => {
         `Sat, 21 Nov 2026 ${" ".repeat(2 * HOSTILE)}x`,
         `${"1 ".repeat(HOSTILE)}`,
       ]) {
-        const response = fileResponse(get({ Range: "bytes=0-1", "If-Range": ifRange }), file);
+        const response = await send(get({ Range: "bytes=0-1", "If-Range": ifRange }), file);
         expect(response.status).toBe(200);
         expect(await response.text()).toBe(CONTENT);
       }
       expect(performance.now() - started).toBeLessThan(250);
     });
 
-    test("an unsatisfiable range under a stale If-Range is a 200, not a 416", () => {
-      expect(fileResponse(get({ Range: "bytes=100-", "If-Range": `"stale"` }), file).status).toBe(200);
+    test("an unsatisfiable range under a stale If-Range is a 200, not a 416", async () => {
+      expect((await send(get({ Range: "bytes=100-", "If-Range": `"stale"` }), file)).status).toBe(200);
     });
   });
 });

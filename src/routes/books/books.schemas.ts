@@ -79,8 +79,6 @@ export const BookInput = z
   })
   .openapi("BookInput");
 
-export type BookInputValue = z.infer<typeof BookInput>;
-
 export function toBook(row: BookRow): z.infer<typeof Book> {
   return {
     id: row.id,
