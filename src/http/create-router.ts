@@ -5,7 +5,7 @@ import type { ZodError } from "zod";
 import { AppError, type FieldError } from "../lib/problems";
 import type { AppBindings, AppRouteHandler } from "./types";
 
-export function createRouter(): OpenAPIHono<AppBindings> {
+function createRouter(): OpenAPIHono<AppBindings> {
   return new OpenAPIHono<AppBindings>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.target, result.error);
@@ -13,7 +13,7 @@ export function createRouter(): OpenAPIHono<AppBindings> {
   });
 }
 
-export function validationError(target: string, error: ZodError): AppError {
+function validationError(target: string, error: ZodError): AppError {
   // A JSON body that parsed but is not an object (an array, a string, null) is not a definition.
   if (
     target === "json" &&

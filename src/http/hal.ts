@@ -49,7 +49,7 @@ export interface ResourceList<S extends z.ZodObject = z.ZodObject, H extends z.Z
   hal: z.ZodType<HalList<z.output<H>>>;
 }
 
-export interface HalList<T> {
+interface HalList<T> {
   _embedded: Record<string, T[]>;
   _links: { self: Link };
   page?: PageInfo;

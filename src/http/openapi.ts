@@ -84,14 +84,14 @@ export function orNull<T extends z.ZodType>(schema: T, description?: string) {
   return description ? union.openapi({ description }) : union;
 }
 
-export const FieldErrorSchema = z
+const FieldErrorSchema = z
   .object({
     path: z.string().openapi({ example: "title" }),
     message: z.string().openapi({ example: "Too small: expected string to have >=1 characters" }),
   })
   .openapi("FieldError");
 
-export const ProblemSchema = z
+const ProblemSchema = z
   .object({
     type: z.string().openapi({ example: "urn:problem:not-found" }),
     title: z.string().openapi({ example: "Not Found" }),
@@ -127,7 +127,7 @@ type ResponseHeaders = Exclude<
 >;
 
 /** How a route declares the answers of one error status: problem+json with an example per code. */
-export interface ProblemResponse {
+interface ProblemResponse {
   description: string;
   headers: ResponseHeaders;
   content: { [PROBLEM_CONTENT_TYPE]: { schema: typeof ProblemSchema; examples: ProblemExamples } };

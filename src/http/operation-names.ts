@@ -12,7 +12,7 @@ export interface OperationName {
 }
 
 /** The route label of requests no route took (404s, 405s): one label, however many paths. */
-export const UNMATCHED_ROUTE = "unmatched";
+const UNMATCHED_ROUTE = "unmatched";
 
 /**
  * The operations of an app by the key hono routes them under (`GET /book/:id`), read from its

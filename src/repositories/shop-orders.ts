@@ -7,7 +7,7 @@ import { queuedWrite, withTransaction } from "../db/transaction";
 export type ShopOrderRow = Database["tables"]["shopOrder"]["$inferSelect"];
 export type ShopOrderGrantRow = Database["tables"]["shopOrderGrant"]["$inferSelect"];
 export type ShopSyncStateRow = Database["tables"]["shopSyncState"]["$inferSelect"];
-export type GrantState = ShopOrderGrantRow["state"];
+type GrantState = ShopOrderGrantRow["state"];
 
 const SYNC_STATE_ID = 1;
 

@@ -58,7 +58,7 @@ const SWAGGER_UI_PAGE = `<!doctype html>
 </html>
 `;
 
-export const apiTags = [
+const apiTags = [
   { name: "Authentication", description: "Register, log in and out, who am I" },
   { name: "Book", description: "Books, their covers and the reader's views" },
   { name: "Book version", description: "Versioned zip archives of a book" },
@@ -87,7 +87,7 @@ const tags = ["Service"];
 
 // Documented once each; the aliases (/openapi.json, /swagger-ui.html, /swagger-ui/index.html)
 // answer the same but are not operations of their own.
-export const getApiDocs = defineRoute("public", {
+const getApiDocs = defineRoute("public", {
   method: "get",
   path: "/v3/api-docs",
   operationId: "getApiDocs",
@@ -97,7 +97,7 @@ export const getApiDocs = defineRoute("public", {
   responses: { 200: jsonContent(OpenApiDocument, "The OpenAPI 3.1 document") },
 });
 
-export const getSwaggerUi = defineRoute("public", {
+const getSwaggerUi = defineRoute("public", {
   method: "get",
   path: "/swagger-ui",
   operationId: "getSwaggerUi",

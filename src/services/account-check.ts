@@ -17,7 +17,7 @@ import type { StoreDirectory, StoreUser } from "../store/directory";
  * knew; an older one is answered 503 (not 401: nobody is logged out by a shop outage), so no
  * token ever acts on an account state older than this.
  */
-export const STALE_LIMIT_MS = 60_000;
+const STALE_LIMIT_MS = 60_000;
 /** After the store failed, this instance leaves it alone for a moment rather than queue on it. */
 const STORE_RETRY_MS = 5_000;
 

@@ -33,7 +33,7 @@ export const listActivationsOfBook = ofExistingBook(
 
 export const countActivationsOfBook = ofExistingBook((db, bookId) => countActivations(db, { bookId }));
 
-export async function getActivation(db: Database, id: number): Promise<activations.ActivationRow> {
+async function getActivation(db: Database, id: number): Promise<activations.ActivationRow> {
   return found(await activations.findActivation(db, id), `Activation ${id}`);
 }
 

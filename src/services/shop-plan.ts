@@ -11,7 +11,7 @@ import type { ShopOrderSnapshot } from "../store/woocommerce";
 export type PlanGrant = Pick<ShopOrderGrantRow, "id" | keyof GrantFields>;
 /** An activation as the rule reads it. */
 export type PlanActivation = Pick<ActivationRow, "id" | "userUuid" | "bookId" | "shopOrderId" | "qrCodeId">;
-export type PlanMapping = Pick<ShopProductRow, "productId" | "variationId" | "bookId">;
+type PlanMapping = Pick<ShopProductRow, "productId" | "variationId" | "bookId">;
 
 export interface OrderFacts {
   orderId: number;
@@ -52,7 +52,7 @@ export interface GrantLine {
  * The activation an `already-held` row names: one that stood before this reconciliation, or one a
  * `grant` above made (its id is known once applied).
  */
-export type HeldActivation = number | "granted-above";
+type HeldActivation = number | "granted-above";
 
 export type GrantAction =
   /** An `active` grant goes: its activation taken back (kept if a code was redeemed on it), the row revoked. */

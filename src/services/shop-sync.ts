@@ -36,7 +36,7 @@ export interface SyncResult {
  * earlier updated-at, or a clock step, is still seen. Re-reading is cheap: an order whose record is
  * newer than the row's updated-at is skipped.
  */
-export const SYNC_OVERLAP_MS = 5 * 60_000;
+const SYNC_OVERLAP_MS = 5 * 60_000;
 /** How long a claim lasts: far longer than one order's reconciliation, short enough after a crash. */
 const CLAIM_MS = 60_000;
 /** How long a reconciliation waits for another instance's claim on the same order. */

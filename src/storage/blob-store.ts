@@ -152,9 +152,9 @@ const TEMP_SUFFIX = ".part";
  * belongs to no running upload, on this machine or any other sharing the volume, whatever PID
  * namespaces they run in (a pid says nothing across containers).
  */
-export const INSTANCE_ID = randomUUID();
+const INSTANCE_ID = randomUUID();
 const LEASE_REFRESH_MS = 5_000;
-export const TEMP_LEASE_MS = 2 * 60 * 1000;
+const TEMP_LEASE_MS = 2 * 60 * 1000;
 /** /health calls the volume full below this: an upload or the database's next pages need room. */
 const MIN_FREE_BYTES = 1024 * 1024;
 

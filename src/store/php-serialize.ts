@@ -3,7 +3,7 @@
 
 export type PhpValue = null | boolean | number | string | PhpArray;
 // A Map keeps PHP's key order and tells int key 1 from string key "a".
-export type PhpArray = Map<number | string, PhpValue>;
+type PhpArray = Map<number | string, PhpValue>;
 
 export class PhpSerializeError extends Error {
   constructor(

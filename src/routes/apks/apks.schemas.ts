@@ -4,9 +4,9 @@ import { halList, halResource } from "../../http/hal";
 import { orNull, timestamps, timestampsOf, versionFields, versionInputFields } from "../../http/openapi";
 import type { ApkRow } from "../../repositories/apks";
 
-export const ApkKind = z.enum(["bookapp", "launcher"]).openapi({ example: "bookapp" });
+const ApkKind = z.enum(["bookapp", "launcher"]).openapi({ example: "bookapp" });
 
-export const ApkFile = uploadedFileSchema("ApkFile", {
+const ApkFile = uploadedFileSchema("ApkFile", {
   size: 7_340_032,
   sha256: "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
   filename: "bookapp-release.apk",

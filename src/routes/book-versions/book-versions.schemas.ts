@@ -4,7 +4,7 @@ import { halList, halResource } from "../../http/hal";
 import { Id, orNull, timestamps, timestampsOf, versionFields, versionInputFields } from "../../http/openapi";
 import type { BookVersionRow } from "../../repositories/book-versions";
 
-export const Archive = uploadedFileSchema("Archive", {
+const Archive = uploadedFileSchema("Archive", {
   size: 18_874_368,
   sha256: "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
   filename: "little-prince-1.2.zip",

@@ -14,7 +14,7 @@ import { SINGLE_LINE } from "../../lib/control-characters";
 import type { BookRow } from "../../repositories/books";
 import { canonicalLanguageTag, normalizeIsbn } from "../../services/isbn";
 
-export const Cover = z
+const Cover = z
   .object({
     contentType: z.literal("image/png").openapi({ example: "image/png" }),
     size: z.number().int().openapi({ example: 48213 }),

@@ -43,7 +43,7 @@ export function toBookWithVersionAndActivation(
 }
 
 // A shelf entry is the activation that put the book there: `self` is that activation.
-export const MyBookResource = halResource("MyBook", MyBook, {
+const MyBookResource = halResource("MyBook", MyBook, {
   self: (item) => `/activation/${item.activationId}`,
   book: (item) => `/book/${item.book.id}`,
   newestBookVersion: (item) => `/book/${item.book.id}/newest-book-version`,
