@@ -65,7 +65,9 @@ describe("README.md's in-page links", () => {
   });
 
   test("the anchors follow GitHub's rule", () => {
-    expect(githubAnchor("Users from a WordPress/WooCommerce shop")).toBe("users-from-a-wordpresswoocommerce-shop");
+    expect(githubAnchor("Users from a WordPress/WooCommerce shop")).toBe(
+      "users-from-a-wordpresswoocommerce-shop",
+    );
     expect(githubAnchor("Health, logs and metrics")).toBe("health-logs-and-metrics");
     expect(githubAnchor("Walk-through")).toBe("walk-through");
     expect(headingAnchors("# A\n## A\n```\n# not a heading\n```\n")).toEqual(new Set(["a", "a-1"]));

@@ -23,7 +23,10 @@ export function postgresSetupBlock(readme: string): string {
 }
 
 const serverUrl = process.env.TEST_DATABASE_URL;
-const onPostgres = onlyIn(Boolean(serverUrl), "needs TEST_DATABASE_URL: a Postgres server to create a role on");
+const onPostgres = onlyIn(
+  Boolean(serverUrl),
+  "needs TEST_DATABASE_URL: a Postgres server to create a role on",
+);
 const hasPsql = onPostgres && requireTool("psql", "postgresql-client");
 const readme = readFileSync(join(projectRoot, "README.md"), "utf8");
 

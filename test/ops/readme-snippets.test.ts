@@ -44,7 +44,11 @@ describe("the README's Prometheus examples", () => {
           stdout: "pipe",
           stderr: "pipe",
         });
-        expect({ block: index, exitCode: check.exitCode, output: `${check.stdout}${check.stderr}` }).toMatchObject({
+        expect({
+          block: index,
+          exitCode: check.exitCode,
+          output: `${check.stdout}${check.stderr}`,
+        }).toMatchObject({
           block: index,
           exitCode: 0,
         });
