@@ -351,7 +351,7 @@ describe("QR code batches (print runs)", () => {
       });
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("application/pdf");
-        expect(response.headers.get("content-disposition")).toBe(
+      expect(response.headers.get("content-disposition")).toBe(
         `attachment; filename="Die Winterreise - Sheet run.pdf"; filename*=UTF-8''Die%20Winterreise%20-%20Sheet%20run.pdf`,
       );
       const pdf = new Uint8Array(await response.arrayBuffer());
