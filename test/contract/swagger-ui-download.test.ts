@@ -54,11 +54,17 @@ describe.if(runs)("Swagger UI saves a print run's files", () => {
       batchId: number;
     }[];
     batchId = codes[0]!.batchId;
-    // CI runs as root, where Chromium's sandbox cannot start.
+    // As in swagger-ui.test.ts: no sandbox (CI runs as root), and no throttling of the headless
+    // page as a background one (Playwright's waits poll on its animation frames).
     browser = await chromium.launch({
       executablePath: Bun.which("chromium")!,
       headless: true,
-      args: ["--no-sandbox"],
+      args: [
+        "--no-sandbox",
+        "--disable-renderer-backgrounding",
+        "--disable-background-timer-throttling",
+        "--disable-backgrounding-occluded-windows",
+      ],
     });
   }, 60_000);
   afterAll(async () => {
