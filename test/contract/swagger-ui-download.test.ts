@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { grantAdminWithCli } from "../helpers/admin-cli";
 import { childEnv } from "../helpers/child-env";
+import { launchChromium } from "../helpers/chromium";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { requireTool, startsRealServer } from "../helpers/requires";
 import { TEST_PASSWORD } from "../helpers/test-app";
@@ -54,18 +55,7 @@ describe.if(runs)("Swagger UI saves a print run's files", () => {
       batchId: number;
     }[];
     batchId = codes[0]!.batchId;
-    // As in swagger-ui.test.ts: no sandbox (CI runs as root), and no throttling of the headless
-    // page as a background one (Playwright's waits poll on its animation frames).
-    browser = await chromium.launch({
-      executablePath: Bun.which("chromium")!,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-renderer-backgrounding",
-        "--disable-background-timer-throttling",
-        "--disable-backgrounding-occluded-windows",
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -5,8 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { grantAdminWithCli } from "../helpers/admin-cli";
+import { launchChromium } from "../helpers/chromium";
 import { projectRoot, type RealServer, startRealServer } from "../helpers/real-server";
 import { requireTool } from "../helpers/requires";
 import { TEST_PASSWORD } from "../helpers/test-app";
@@ -45,19 +46,7 @@ describe.if(hasChromium)("Swagger UI in Chromium", () => {
       tags: Array<{ name: string }>;
     };
     tags = doc.tags.map((tag) => tag.name);
-    // CI runs as root, where Chromium's sandbox cannot start. The other three switches keep the
-    // headless page from being throttled as a background one (Puppeteer sets them by default):
-    // Playwright's waits poll on the page's animation frames.
-    browser = await chromium.launch({
-      executablePath: Bun.which("chromium")!,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-renderer-backgrounding",
-        "--disable-background-timer-throttling",
-        "--disable-backgrounding-occluded-windows",
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
