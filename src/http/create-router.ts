@@ -17,7 +17,7 @@ function createRouter(): OpenAPIHono<AppBindings> {
   });
 }
 
-/** What a field that was not sent at all is told, whatever its type (API.md §2's `errors`). */
+/** What a field that was not sent at all is told, whatever its type (the problem's `errors`). */
 export const REQUIRED_MESSAGE = "required";
 
 /**

@@ -12,7 +12,7 @@ import type { AppBindings } from "../http/types";
 import { AppError } from "../lib/problems";
 
 const ASSET_BASE = "/swagger-ui/assets";
-/** Where `GET /` sends a browser: Swagger UI, until the publisher's console (API.md §10) exists. */
+/** Where `GET /` sends a browser: Swagger UI, until the publisher's console exists. */
 const START_PAGE = "/swagger-ui";
 const assetDir = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
 const assets: Record<string, string> = {
@@ -166,7 +166,7 @@ export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
   app.get("/openapi.json", serveDocument);
 
   // The start-up log names the server's root: a person who opens it lands on something useful.
-  // Not an API operation (API.md §5 has no row for it), so not in the document, like the aliases.
+  // Not an API operation (the contract lists no such route), so not in the document, like the aliases.
   app.get("/", (c) => c.redirect(START_PAGE, 303));
 
   const ui = (c: Context<AppBindings>) =>
