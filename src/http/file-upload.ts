@@ -3,7 +3,7 @@
 
 import type { Context } from "hono";
 import type { Deps } from "../deps";
-import { type Inspected, inspectors, type UploadKind } from "../storage/upload-kinds";
+import { converters, type Inspected, inspectors, type UploadKind } from "../storage/upload-kinds";
 import { type ReceivedUpload, receiveUpload } from "../storage/uploads";
 import { allowSlowUpload } from "./connection-timeouts";
 import type { AppBindings } from "./types";
@@ -31,6 +31,7 @@ export async function receiveFile<K extends UploadKind>(
   const received = await receiveUpload(c.req.raw, {
     maxBytes: limitOf(deps, kind),
     blobs: deps.blobs,
+    convert: converters[kind],
     inspect: inspectors[kind],
   });
   upload.received();

@@ -21,6 +21,13 @@ export type ByteSource = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 
 export interface WriteOptions<T> {
   maxBytes: number;
+  /**
+   * Runs on the complete temp file before `inspect` and may replace what is stored: it writes the
+   * new content to `outputPath` (a temp file of the same store) and answers true, and the blob is
+   * then that file, hashed and sized afresh (a JPEG cover becomes a PNG, cover-image.ts); false
+   * keeps the file as sent. A throw discards the upload.
+   */
+  convert?: (tempPath: string, size: number, outputPath: string) => Promise<boolean>;
   /** Runs on the complete temp file before it is published; a throw discards the upload. */
   inspect?: (tempPath: string, size: number) => Promise<T>;
 }
@@ -220,7 +227,7 @@ export interface SpooledUpload<T> extends WrittenBlob<T> {
 
 /**
  * Streams the source into a temp file in `tempDir` while hashing it, refuses it as soon as it
- * passes maxBytes and lets `inspect` check the complete, fsynced file. On failure the temp file
+ * passes maxBytes, lets `convert` replace it (WriteOptions) and `inspect` check the complete file. On failure the temp file
  * is gone and the error is rethrown; on success the caller publishes it, then calls `discard`.
  */
 export async function spoolUpload<T>(
@@ -228,16 +235,19 @@ export async function spoolUpload<T>(
   source: ByteSource,
   options: WriteOptions<T>,
 ): Promise<SpooledUpload<T>> {
-  const tempPath = join(tempDir, `${INSTANCE_ID}.${randomUUID()}${TEMP_SUFFIX}`);
-  const handle = await open(tempPath, "wx");
+  const tempPath = newTempPath(tempDir);
+  let handle = await open(tempPath, "wx");
   const releaseLease = holdLease(tempPath);
+  // The converted file, while it is not yet in tempPath's place.
+  let outputPath: string | undefined;
   const discard = async () => {
     releaseLease();
     await rm(tempPath, { force: true }).catch(() => {});
+    if (outputPath !== undefined) await rm(outputPath, { force: true }).catch(() => {});
   };
   let handleOpen = true;
   try {
-    const hasher = new Bun.CryptoHasher("sha256");
+    let hasher = new Bun.CryptoHasher("sha256");
     let size = 0;
     // Awaiting each write before pulling the next chunk is the backpressure: memory stays
     // at a chunk or two whatever the upload's size.
@@ -253,6 +263,27 @@ export async function spoolUpload<T>(
       await writeAll(handle, chunk);
     }
 
+    if (options.convert) {
+      outputPath = newTempPath(tempDir);
+      const releaseOutput = holdLease(outputPath);
+      try {
+        if (await options.convert(tempPath, size, outputPath)) {
+          // The converted file takes the upload's place (and its lease), and is what gets hashed.
+          handleOpen = false;
+          await handle.close();
+          await rename(outputPath, tempPath);
+          outputPath = undefined;
+          handle = await open(tempPath, "r+");
+          handleOpen = true;
+          ({ hasher, size } = await hashFile(handle));
+        }
+      } finally {
+        releaseOutput();
+        if (outputPath !== undefined) await rm(outputPath, { force: true }).catch(() => {});
+        outputPath = undefined;
+      }
+    }
+
     const inspected = options.inspect ? await options.inspect(tempPath, size) : (undefined as T);
     await handle.sync();
     handleOpen = false;
@@ -262,6 +293,23 @@ export async function spoolUpload<T>(
     if (handleOpen) await handle.close().catch(() => {});
     await discard();
     throw error;
+  }
+}
+
+function newTempPath(tempDir: string): string {
+  return join(tempDir, `${INSTANCE_ID}.${randomUUID()}${TEMP_SUFFIX}`);
+}
+
+/** The SHA-256 and size of an open file, read a piece at a time. */
+async function hashFile(handle: FileHandle): Promise<{ hasher: Bun.CryptoHasher; size: number }> {
+  const hasher = new Bun.CryptoHasher("sha256");
+  const piece = Buffer.allocUnsafe(256 * 1024);
+  let size = 0;
+  while (true) {
+    const { bytesRead } = await handle.read(piece, 0, piece.byteLength, size);
+    if (bytesRead === 0) return { hasher, size };
+    hasher.update(piece.subarray(0, bytesRead));
+    size += bytesRead;
   }
 }
 

@@ -61,15 +61,15 @@ const READ_WINDOW = 64 * 1024;
 const LOCAL_EXTRA_GUESS = 256;
 const DEFAULT_MAX_ENTRY_BYTES = 16 * 1024 * 1024;
 /** The widest and the tallest cover taken, in pixels. */
-const MAX_COVER_SIDE = 10_000;
+export const MAX_COVER_SIDE = 10_000;
 /**
  * The most pixels a cover may have in all: a 40 MP cover is already far beyond any screen, and
  * what a device decodes it to (4 bytes a pixel: 160 MB) is what an app can still allocate.
  */
-const MAX_COVER_PIXELS = 40_000_000;
+export const MAX_COVER_PIXELS = 40_000_000;
 
 const notPng = () => new AppError("UNSUPPORTED_MEDIA_TYPE", "The file is not a PNG image.");
-const tooManyPixels = () =>
+export const tooManyPixels = () =>
   new AppError(
     "UNSUPPORTED_MEDIA_TYPE",
     `The image is larger than ${MAX_COVER_SIDE} × ${MAX_COVER_SIDE} pixels or has more than ${MAX_COVER_PIXELS} pixels.`,

@@ -1,5 +1,7 @@
 // The kinds of file the upload routes take and what each kind's check reads from the file.
 import { type InspectedApk, inspectApkMetadata } from "./apk-metadata";
+import type { WriteOptions } from "./blob-store";
+import { convertCoverToPng } from "./cover-image";
 import { inspectArchive, inspectPng, type ZipSummary } from "./file-types";
 
 export type UploadKind = "cover" | "archive" | "apk";
@@ -15,4 +17,9 @@ export const inspectors: { [K in UploadKind]: (path: string, size: number) => Pr
   cover: inspectPng,
   archive: inspectArchive,
   apk: inspectApkMetadata,
+};
+
+/** The kinds whose file is converted before it is checked: a JPEG or WebP cover becomes a PNG. */
+export const converters: { [K in UploadKind]?: WriteOptions<Inspected[K]>["convert"] } = {
+  cover: convertCoverToPng,
 };

@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
 import { SINGLE_LINE } from "../lib/control-characters";
 import { AppError } from "../lib/problems";
-import type { BlobStore, WrittenBlob } from "./blob-store";
+import type { BlobStore, WriteOptions, WrittenBlob } from "./blob-store";
 
 /** Headers, boundaries and small form fields around the file. */
 const MULTIPART_OVERHEAD = 64 * 1024;
@@ -16,6 +16,8 @@ export interface UploadOptions<T> {
   fieldName?: string;
   maxBytes: number;
   blobs: BlobStore;
+  /** Replaces the received file before it is checked and stored (WriteOptions.convert). */
+  convert?: WriteOptions<T>["convert"];
   inspect: (tempPath: string, size: number) => Promise<T>;
 }
 
@@ -118,6 +120,13 @@ export async function receiveUpload<T>(
     stream.on("limit", () => fail(tooLarge(options.maxBytes)));
     upload = options.blobs.write(stream, {
       maxBytes: options.maxBytes,
+      // Converted once the whole body parsed (the same wait as inspect's), then checked.
+      convert: options.convert
+        ? async (tempPath, size, outputPath) => {
+            await Promise.race([finished, failed]);
+            return options.convert!(tempPath, size, outputPath);
+          }
+        : undefined,
       // Waiting for the end of the body means a blob is never published for a request that
       // later turns out broken, too large or interrupted.
       inspect: async (tempPath, size) => {

@@ -1,6 +1,8 @@
 // Builds PNG files byte by byte, so a test can make any header, any image data and any damage.
 // Whether one is a real PNG is not this file's word: png.test's callers decode them with pngjs.
-import { deflateSync } from "node:zlib";
+// `decodePng` reads back the plain PNGs the app writes (a converted cover), written from the
+// specification so that the test's oracle is not the library that wrote them.
+import { deflateSync, inflateSync } from "node:zlib";
 import { concat } from "./zip";
 
 export interface PngShape {
@@ -93,4 +95,75 @@ export function makePng(
         ]
       : [];
   return concat([SIGNATURE, ihdr(shape), ...palette, ...idats, chunk("IEND")]);
+}
+
+export interface DecodedPng {
+  width: number;
+  height: number;
+  colorType: number;
+  /** Every chunk's type in file order. */
+  chunkTypes: string[];
+  /** The pixel at (x, y) as [red, green, blue, alpha]. */
+  rgba(x: number, y: number): [number, number, number, number];
+}
+
+/** Decodes an 8-bit, non-interlaced grey, RGB, grey + alpha or RGBA PNG; throws on anything else. */
+export function decodePng(bytes: Uint8Array): DecodedPng {
+  if (!SIGNATURE.every((byte, i) => bytes[i] === byte)) throw new Error("not a PNG signature");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const chunkTypes: string[] = [];
+  const idat: Uint8Array[] = [];
+  let header: DataView | undefined;
+  for (let at = 8; at < bytes.length; ) {
+    const length = view.getUint32(at);
+    const type = new TextDecoder().decode(bytes.subarray(at + 4, at + 8));
+    const data = bytes.subarray(at + 8, at + 8 + length);
+    if (Bun.hash.crc32(bytes.subarray(at + 4, at + 8 + length)) !== view.getUint32(at + 8 + length))
+      throw new Error(`bad CRC in ${type}`);
+    chunkTypes.push(type);
+    if (type === "IHDR") header = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    if (type === "IDAT") idat.push(data);
+    at += 12 + length;
+    if (type === "IEND") break;
+  }
+  if (!header) throw new Error("no IHDR");
+  const width = header.getUint32(0);
+  const height = header.getUint32(4);
+  const [bitDepth, colorType, , , interlace] = [8, 9, 10, 11, 12].map((i) => header!.getUint8(i));
+  const channels = { 0: 1, 2: 3, 4: 2, 6: 4 }[colorType!];
+  if (bitDepth !== 8 || interlace !== 0 || channels === undefined)
+    throw new Error(`unsupported PNG: depth ${bitDepth}, colour type ${colorType}, interlace ${interlace}`);
+  const raw = inflateSync(concat(idat));
+  const stride = width * channels;
+  if (raw.length !== height * (stride + 1)) throw new Error("image data of the wrong size");
+  const pixels = new Uint8Array(height * stride);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    for (let i = 0; i < stride; i++) {
+      const x = raw[y * (stride + 1) + 1 + i]!;
+      const a = i >= channels ? pixels[y * stride + i - channels]! : 0;
+      const b = y > 0 ? pixels[(y - 1) * stride + i]! : 0;
+      const c = y > 0 && i >= channels ? pixels[(y - 1) * stride + i - channels]! : 0;
+      const p = a + b - c;
+      const [pa, pb, pc] = [Math.abs(p - a), Math.abs(p - b), Math.abs(p - c)];
+      const paeth = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      const predictor = [0, a, b, (a + b) >> 1, paeth][filter];
+      if (predictor === undefined) throw new Error(`unknown filter ${filter}`);
+      pixels[y * stride + i] = (x + predictor) & 0xff;
+    }
+  }
+  return {
+    width,
+    height,
+    colorType: colorType!,
+    chunkTypes,
+    rgba(x, y) {
+      const at = y * stride + x * channels;
+      const v = (i: number) => pixels[at + i]!;
+      if (channels === 1) return [v(0), v(0), v(0), 255];
+      if (channels === 2) return [v(0), v(0), v(0), v(1)];
+      if (channels === 3) return [v(0), v(1), v(2), 255];
+      return [v(0), v(1), v(2), v(3)];
+    },
+  };
 }

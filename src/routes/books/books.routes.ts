@@ -8,6 +8,20 @@ import { BookInput, BookList, BookResource } from "./books.schemas";
 
 const tags = ["Book"];
 
+/** The image types a cover upload takes, as the part's media types; JPEG and WebP are stored as PNG. */
+const COVER_UPLOAD_TYPES = ["image/png", "image/jpeg", "image/webp"] as const;
+
+const coverFile = fileUploadBody("The cover: a PNG, JPEG or WebP image, stored as PNG");
+const coverUploadBody = {
+  ...coverFile,
+  content: {
+    "multipart/form-data": {
+      ...coverFile.content["multipart/form-data"],
+      encoding: { file: { contentType: COVER_UPLOAD_TYPES.join(", ") } },
+    },
+  },
+};
+
 export const listBooks = listRoute("user", {
   path: "/book",
   operationId: "listBooks",
@@ -91,9 +105,9 @@ export const uploadBookCover = defineRoute("admin", {
   operationId: "uploadBookCover",
   summary: "Upload a book's cover",
   description:
-    "Multipart part `file`: a PNG (checked by content, not by name) of at most 10,000 × 10,000 pixels and 40,000,000 pixels in all, whose image data inflates to exactly the size its header declares (415 otherwise), at most MAX_COVER_BYTES. Replaces an earlier cover.",
+    "Multipart part `file`: a PNG, JPEG or WebP image (checked by content, not by name; anything else is 415) of at most 10,000 × 10,000 pixels and 40,000,000 pixels in all (415 otherwise, judged by the header before anything is decoded), at most MAX_COVER_BYTES. A PNG is stored as sent once its image data inflates to exactly the size its header declares (415 otherwise); a JPEG or WebP is decoded (its EXIF orientation applied, the first frame of an animated WebP) and stored as a PNG without metadata (no EXIF, XMP or colour profile; sRGB), so the cover is always `image/png`. Replaces an earlier cover.",
   tags,
-  request: { params: IdParam, body: fileUploadBody("The cover PNG") },
+  request: { params: IdParam, body: coverUploadBody },
   errors: ["NOT_FOUND", ...uploadErrors],
   responses: { 200: resourceContent(BookResource, "The book with its new cover") },
 });
