@@ -43,10 +43,10 @@ try {
     targetUrl,
     progress: (line) => console.error(`copying ${line}`),
   });
-  const rows = report.tables.reduce((sum, table) => sum + table.rows, 0);
+  const rows = report.copied.reduce((sum, table) => sum + table.rows, 0);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.error(
-    `verified: ${report.tables.length} tables, ${rows} rows, row counts equal to the source; counters equal to the real counts (${report.counters.map((c) => `${c.table} ${c.n}`).join(", ")}); ${seconds} s`,
+    `verified: ${report.copied.length} tables, ${rows} rows, row counts equal to the source; counters equal to the real counts (${report.counters.map((c) => `${c.table} ${c.n}`).join(", ")}); ${seconds} s`,
   );
   console.error(`done: set DATABASE_URL to the target and start the server (blobs stay in place)`);
 } catch (error) {

@@ -26,7 +26,7 @@ const journalPath = new URL("../../drizzle/sqlite/meta/_journal.json", import.me
 export class CopyError extends Error {}
 
 export interface CopyReport {
-  tables: Array<{ table: string; rows: number }>;
+  copied: Array<{ table: string; rows: number }>;
   counters: Array<{ table: string; n: number }>;
 }
 
@@ -297,7 +297,7 @@ export async function copyToPostgres(options: CopyOptions): Promise<CopyReport> 
       const target = drizzleBunSql({ client, schema: pg.tables });
       return await target.transaction(async (tx) => {
         await refuseNonEmpty(tx);
-        const report: CopyReport = { tables: [], counters: [] };
+        const report: CopyReport = { copied: [], counters: [] };
         const copies = tableCopies();
         for (const copy of copies) {
           const [totalRow] = await source.select({ n: count() }).from(copy.source);
@@ -309,10 +309,10 @@ export async function copyToPostgres(options: CopyOptions): Promise<CopyReport> 
             options.progress(`${copy.name}: ${copied}/${total} rows`);
           });
           if (total === 0) options.progress(`${copy.name}: 0/0 rows`);
-          report.tables.push({ table: copy.name, rows });
+          report.copied.push({ table: copy.name, rows });
         }
         await copyDeployment(source, tx);
-        report.tables.push({ table: "deployment", rows: 1 });
+        report.copied.push({ table: "deployment", rows: 1 });
         await advanceSequences(tx);
         report.counters = await verify(source, tx, copies);
         return report;
