@@ -87,7 +87,9 @@ const tags = ["Service"];
 
 // Documented once each; the aliases (/openapi.json, /swagger-ui.html, /swagger-ui/index.html)
 // answer the same but are not operations of their own.
-const getApiDocs = defineRoute("public", {
+// Exported, like every route definition: README's route table finds an operation's module by its
+// exports (bun run docs:routes).
+export const getApiDocs = defineRoute("public", {
   method: "get",
   path: "/v3/api-docs",
   operationId: "getApiDocs",
@@ -97,7 +99,7 @@ const getApiDocs = defineRoute("public", {
   responses: { 200: jsonContent(OpenApiDocument, "The OpenAPI 3.1 document") },
 });
 
-const getSwaggerUi = defineRoute("public", {
+export const getSwaggerUi = defineRoute("public", {
   method: "get",
   path: "/swagger-ui",
   operationId: "getSwaggerUi",
