@@ -1,17 +1,21 @@
 // `bun run admin grant|revoke <email-or-login>` and `bun run admin list`: the only way to make an
-// admin besides the store's own roles. Same environment (and .env) as the server; safe to run
-// while it serves (SQLite in WAL mode, Postgres), and live sessions see the change at once.
+// admin besides the store's own roles. Same environment (and .env: Bun loads it for `bun run`,
+// from the project's folder, as for `bun run start`) as the server; its first line says which
+// database, store and storage that is (cli-targets.ts). Safe to run while the server serves
+// (SQLite in WAL mode, Postgres), and live sessions see the change at once.
 // `bun run admin backup|restore <dir>`: backup/backup.ts and backup/restore.ts.
 import packageJson from "../package.json" with { type: "json" };
 import { rolesFor } from "./auth/principal";
 import { backup } from "./backup/backup";
 import { BackupError } from "./backup/manifest";
 import { restore } from "./backup/restore";
+import { describeDatabase, describeStore, describeTargets, withoutSecrets } from "./cli-targets";
 import { loadConfigOrExit } from "./config";
 import { openDatabase } from "./db/client";
 import { systemClock } from "./lib/clock";
 import { forTerminal } from "./lib/control-characters";
 import { AppError } from "./lib/problems";
+import { isUuid } from "./lib/uuid";
 import { grantAdmin, listAdmins, revokeAdmin, UnknownUserError } from "./services/admin-grants";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
 import type { StoreUser } from "./store/directory";
@@ -32,11 +36,19 @@ if (
 }
 
 const config = loadConfigOrExit();
+// First, what it touches: an operator whose shell lacks the server's DATABASE_URL (or `.env`)
+// sees the wrong database here, before anything is changed.
+console.log(describeTargets(config));
 // Before the database is opened: a restore needs DATA_DIR empty, with no database file made yet.
 if (needsFolder) process.exit(await backupCommand(command, identifier!));
 makeDataDirPrivate(config.dataDir);
-const database = await openDatabase(config.databaseUrl, { migrate: true });
-const store = await openStore(config, database.db, systemClock);
+const database = await openDatabase(config.databaseUrl, { migrate: true }).catch((error: unknown) =>
+  fail(`cannot open the database (${describeDatabase(config.databaseUrl)}): ${messageOf(error)}`),
+);
+const store = await openStore(config, database.db, systemClock).catch(async (error: unknown) => {
+  await database.close();
+  return fail(`cannot open ${describeStore(config)}: ${messageOf(error)}`);
+});
 const deps = { db: database.db, store, clock: systemClock };
 
 const describe = (user: StoreUser) => `${user.login} <${user.email}> (${user.uuid})`;
@@ -60,20 +72,41 @@ try {
     if (admins.length === 0)
       console.log("no admin grants (the store's administrators and shop managers are admins too)");
     for (const { user, userUuid, grantedAt } of admins) {
-      const who = user ? describe(user) : `${userUuid} (no longer in the store)`;
+      const who = user ? describe(user) : `${userUuid} (no longer in ${describeStore(config)})`;
       console.log(`${who}  granted ${grantedAt.toISOString()}`);
     }
   }
 } catch (error) {
   exitCode = 1;
-  if (error instanceof UnknownUserError || error instanceof AppError)
-    console.error(`bookdist admin: ${error.message}`);
-  else console.error(`bookdist admin: failed: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof UnknownUserError) {
+    // Where it looked: the store of this environment, and for a uuid the grants of this database.
+    const grants =
+      command === "revoke" && isUuid(error.identifier.trim())
+        ? `, nor an admin grant for it in the database (${describeDatabase(config.databaseUrl)})`
+        : "";
+    problem(`no user "${error.identifier}" in ${describeStore(config)}${grants}`);
+  } else if (error instanceof AppError) problem(error.message);
+  else problem(`failed: ${messageOf(error)}`);
 } finally {
   await store.close();
   await database.close();
 }
 process.exit(exitCode);
+
+/** One error line, control characters shown escaped (an identifier is the operator's typing). */
+function problem(message: string): void {
+  console.error(forTerminal(`bookdist admin: ${message}`));
+}
+
+function fail(message: string): never {
+  problem(message);
+  process.exit(1);
+}
+
+/** A driver's message, with no secret of this configuration in it. */
+function messageOf(error: unknown): string {
+  return withoutSecrets(error instanceof Error ? error.message : String(error), config);
+}
 
 async function backupCommand(command: "backup" | "restore", folder: string): Promise<number> {
   // What either writes is this service's alone (umask 077), as the server's own files are.
@@ -99,7 +132,7 @@ async function backupCommand(command: "backup" | "restore", folder: string): Pro
     }
     return 0;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     console.error(
       forTerminal(
         `bookdist admin: ${command} failed: ${error instanceof BackupError ? "" : "unexpected: "}${message}`,

@@ -1,11 +1,14 @@
 // `bun run storage migrate`: copies DATA_DIR/blobs into the bucket of STORAGE=s3 (S3_* variables,
-// same environment and .env as the server), idempotently, checking every object by its sha256.
+// same environment and .env as the server: its first line says which), idempotently, checking
+// every object by its sha256.
 // Safe to run while a server still uses the local files; switch it to STORAGE=s3 afterwards.
 // `bun run storage adopt`: this deployment takes over the files or objects its database names
 // (README "Storage"), so that its cleanup may remove them once nothing names them.
 import { join } from "node:path";
+import { describeDatabase, describeStorage, describeTargets, withoutSecrets } from "./cli-targets";
 import { type Config, loadConfigOrExit } from "./config";
 import { openDatabase } from "./db/client";
+import { forTerminal } from "./lib/control-characters";
 import { markAdopted, openDeployment } from "./repositories/deployment";
 import { adoptNamedBlobs } from "./storage/adopt-blobs";
 import { LocalBlobStore } from "./storage/blob-store";
@@ -24,18 +27,27 @@ if ((command !== "migrate" && command !== "adopt") || rest.length > 0) {
   process.exit(2);
 }
 const config = loadConfigOrExit();
+// First, what it touches (cli-targets.ts): the database, store and storage this environment names.
+console.log(describeTargets(config));
 try {
   process.exit(command === "adopt" ? await adopt(config) : await migrate(config));
 } catch (error) {
-  // No stack, key or URL: the message says what failed.
-  console.error(`bookdist storage: failed: ${error instanceof Error ? error.message : String(error)}`);
+  // No stack, key or password: the message says what failed, and where.
+  const where =
+    command === "adopt"
+      ? `adopting for the database (${describeDatabase(config.databaseUrl)}) in ${describeStorage(config)}`
+      : `copying local ${join(config.dataDir, "blobs")} into ${describeStorage(config)}`;
+  const message = withoutSecrets(error instanceof Error ? error.message : String(error), config);
+  console.error(forTerminal(`bookdist storage: failed ${where}: ${message}`));
   process.exit(1);
 }
 
 async function migrate(config: Config): Promise<number> {
   if (config.storage.driver !== "s3") {
     console.error(
-      "bookdist storage: STORAGE=s3 and S3_BUCKET must be set: they name the bucket to copy into",
+      forTerminal(
+        `bookdist storage: the storage is ${describeStorage(config)}: STORAGE=s3 and S3_BUCKET must be set: they name the bucket to copy into`,
+      ),
     );
     return 2;
   }

@@ -90,6 +90,18 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  test("GET / sends a browser to Swagger UI with 303, and is no operation of the document", async () => {
+    for (const method of ["GET", "HEAD"] as const) {
+      const response = await t.call(method, "/");
+      expect(response.status).toBe(303);
+      expect(response.headers.get("location")).toBe("/swagger-ui");
+    }
+    const wrong = await t.call("POST", "/");
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET, HEAD");
+    expect(Object.keys(doc.paths)).not.toContain("/");
+  });
+
   test("Swagger UI is served with its assets from this server", async () => {
     for (const path of ["/swagger-ui", "/swagger-ui.html", "/swagger-ui/index.html"]) {
       const page = await t.call("GET", path);

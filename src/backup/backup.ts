@@ -7,6 +7,7 @@
 import { Database } from "bun:sqlite";
 import { chmod, copyFile, lstat, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { pgDumpCommand } from "../cli-targets";
 import type { Config } from "../config";
 import { isPostgresUrl, sqlitePathFromUrl } from "../db/client";
 import { LocalBlobStore } from "../storage/blob-store";
@@ -64,8 +65,10 @@ export async function backup(config: Config, target: string, version: string): P
   const notes: string[] = [];
   const postgres = isPostgresUrl(config.databaseUrl);
   if (postgres) {
+    // The database this environment names (DATABASE_URL may have come from `.env`, which the
+    // shell's $DATABASE_URL does not see), without its password.
     notes.push(
-      'the database is on Postgres: back it up with pg_dump (e.g. pg_dump -Fc -f bookdist.dump "$DATABASE_URL"); this folder holds the blobs and the jwt-secret only',
+      `the database is on Postgres: back it up with pg_dump, e.g. ${pgDumpCommand(config.databaseUrl)}; this folder holds the blobs and the jwt-secret only`,
     );
   } else {
     backupSqlite(sqlitePathFromUrl(config.databaseUrl), join(target, BACKUP_DATABASE));

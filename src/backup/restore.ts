@@ -21,6 +21,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { pgRestoreCommand } from "../cli-targets";
 import type { Config } from "../config";
 import { isPostgresUrl, sqlitePathFromUrl } from "../db/client";
 import { SHA256_HEX } from "../storage/blob-store";
@@ -63,7 +64,7 @@ export async function restore(config: Config, source: string): Promise<RestoreRe
   const postgres = isPostgresUrl(config.databaseUrl);
   if (postgres)
     notes.push(
-      "the database is on Postgres: restore it with pg_restore from your pg_dump; the blobs and jwt-secret are in place",
+      `the database is on Postgres: restore it with pg_restore from your pg_dump, e.g. ${pgRestoreCommand(config.databaseUrl)}; the blobs and jwt-secret are in place`,
     );
   else if (manifest.database !== "sqlite")
     throw new BackupError("this backup holds no SQLite database (it was taken on Postgres)");

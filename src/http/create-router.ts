@@ -8,12 +8,42 @@ import type { AppBindings, AppRouteHandler } from "./types";
 function createRouter(): OpenAPIHono<AppBindings> {
   return new OpenAPIHono<AppBindings>({
     defaultHook: (result) => {
-      if (!result.success) throw validationError(result.target, result.error);
+      // @hono/zod-validator hands the hook what it parsed (`data`) on failure too; its type says so
+      // only for success.
+      if (!result.success) {
+        throw validationError(result.target, result.error, (result as { data?: unknown }).data);
+      }
     },
   });
 }
 
-function validationError(target: string, error: ZodError): AppError {
+/** What a field that was not sent at all is told, whatever its type (API.md §2's `errors`). */
+export const REQUIRED_MESSAGE = "required";
+
+/**
+ * Issues about a value's type or choice: for a field that is absent, zod words them after what it
+ * expected ("expected one of …", "received undefined"), where the client needs to hear that the
+ * field is missing. A rule's own message (a refinement, a range) stays.
+ */
+const TYPE_ISSUES = new Set(["invalid_type", "invalid_value", "invalid_union"]);
+
+/** The value at an issue's path in what the request sent; undefined when any step is missing. */
+function sentAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function messageOf(issue: ZodError["issues"][number], input: unknown): string {
+  return issue.path.length > 0 && TYPE_ISSUES.has(issue.code) && sentAt(input, issue.path) === undefined
+    ? REQUIRED_MESSAGE
+    : issue.message;
+}
+
+function validationError(target: string, error: ZodError, input: unknown): AppError {
   // A JSON body that parsed but is not an object (an array, a string, null) is not a definition.
   if (
     target === "json" &&
@@ -23,7 +53,7 @@ function validationError(target: string, error: ZodError): AppError {
   }
   const errors: FieldError[] = error.issues.map((issue) => ({
     path: issue.path.map(String).join(".") || target,
-    message: issue.message,
+    message: messageOf(issue, input),
   }));
   const detail = errors.map((e) => `${e.path}: ${e.message}`).join("; ");
   return new AppError("VALIDATION_FAILED", `Invalid ${target === "json" ? "body" : target}: ${detail}`, {

@@ -12,6 +12,8 @@ import type { AppBindings } from "../http/types";
 import { AppError } from "../lib/problems";
 
 const ASSET_BASE = "/swagger-ui/assets";
+/** Where `GET /` sends a browser: Swagger UI, until the publisher's console (API.md §10) exists. */
+const START_PAGE = "/swagger-ui";
 const assetDir = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
 const assets: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",
@@ -162,6 +164,10 @@ export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
   };
   app.openapi(getApiDocs, serveDocument);
   app.get("/openapi.json", serveDocument);
+
+  // The start-up log names the server's root: a person who opens it lands on something useful.
+  // Not an API operation (API.md §5 has no row for it), so not in the document, like the aliases.
+  app.get("/", (c) => c.redirect(START_PAGE, 303));
 
   const ui = (c: Context<AppBindings>) =>
     c.html(SWAGGER_UI_PAGE, 200, { "Content-Security-Policy": SWAGGER_UI_CSP });

@@ -80,8 +80,41 @@ function csvField(value: string | number): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/** A download of a batch: its bytes, made while they are read, and the name to save them under. */
+export interface BatchFile {
+  stream: ReadableStream<Uint8Array>;
+  filename: string;
+}
+
+/**
+ * `<book title> - <label>.<extension>`, or `… - batch <id>` for a batch without a label: what a
+ * publisher recognises in a downloads folder (made safe for a header by contentDisposition).
+ */
+function batchFilename(
+  bookTitle: string,
+  batch: batches.QrCodeBatchWithCounts,
+  extension: "csv" | "pdf",
+): string {
+  const label = batch.label?.trim() || `batch ${batch.id}`;
+  return `${bookTitle} - ${label}.${extension}`;
+}
+
+async function bookOfBatch(db: Database, batch: batches.QrCodeBatchWithCounts) {
+  return found(await findBook(db, batch.bookId), `QR code batch ${batch.id}`);
+}
+
+/**
+ * The CSV export of a batch. The batch and its book are looked up before anything is sent, so a
+ * missing one still answers a problem; the rows are read while the client reads.
+ */
+export async function batchCsvFile(db: Database, batchId: number, now: Date): Promise<BatchFile> {
+  const batch = await getQrCodeBatch(db, batchId);
+  const book = await bookOfBatch(db, batch);
+  return { stream: batchCsv(db, batch.id, now), filename: batchFilename(book.title, batch, "csv") };
+}
+
 /** The batch as CSV (CRLF lines, a header row first), streamed as it is read. */
-export function batchCsv(db: Database, batchId: number, now: Date): ReadableStream<Uint8Array> {
+function batchCsv(db: Database, batchId: number, now: Date): ReadableStream<Uint8Array> {
   async function* lines(): AsyncGenerator<string> {
     yield `${CSV_COLUMNS.join(",")}\r\n`;
     let chunk: string[] = [];
@@ -104,11 +137,6 @@ export function batchCsv(db: Database, batchId: number, now: Date): ReadableStre
   return streamOf(lines());
 }
 
-export interface BatchSheet {
-  stream: ReadableStream<Uint8Array>;
-  filename: string;
-}
-
 /**
  * The print sheet of a batch. The layout is checked and the batch looked up before anything is
  * sent, so those failures still answer a problem; the pages are made while the client reads.
@@ -118,10 +146,10 @@ export async function batchSheet(
   batchId: number,
   layout: SheetLayout,
   payloadTemplate: string,
-): Promise<BatchSheet> {
+): Promise<BatchFile> {
   const geometry = planSheet(layout);
   const batch = await getQrCodeBatch(db, batchId);
-  const book = found(await findBook(db, batch.bookId), `QR code batch ${batchId}`);
+  const book = await bookOfBatch(db, batch);
   const footer = [book.title, batch.label, `batch ${batch.id}`].filter(Boolean).join(" · ");
   async function* codes() {
     for await (const row of codesOfBatch(db, batchId)) {
@@ -137,7 +165,7 @@ export async function batchSheet(
     total: batch.codes,
     codes: codes(),
   });
-  return { stream, filename: `batch-${batch.id}-sheet.pdf` };
+  return { stream, filename: batchFilename(book.title, batch, "pdf") };
 }
 
 function streamOf(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {

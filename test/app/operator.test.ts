@@ -72,7 +72,9 @@ describe("bun run admin beside a running server", () => {
     const result = await runAdminCli(["grant", "nobody@example.com"], dataEnv);
     expect(result.exitCode).not.toBe(0);
     const ours = result.stderr.split("\n").filter((line) => line.startsWith("bookdist admin:"));
-    expect(ours).toEqual(['bookdist admin: no user "nobody@example.com" in the store']);
+    // Where it looked: the embedded store, in the database the server uses.
+    const where = database ? new URL(database.url).toString() : join(dataDir, "bookdist.sqlite");
+    expect(ours).toEqual([`bookdist admin: no user "nobody@example.com" in the embedded store at ${where}`]);
     expect((await runAdminCli(["revoke", "nobody"], dataEnv)).exitCode).not.toBe(0);
     expect((await runAdminCli(["promote", ADMIN], dataEnv)).exitCode).not.toBe(0);
   }, 30_000);

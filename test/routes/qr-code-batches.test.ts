@@ -248,8 +248,9 @@ describe("QR code batches (print runs)", () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    // The label's quotes cannot close the quoted file name.
     expect(response.headers.get("content-disposition")).toBe(
-      `attachment; filename="batch-${batchId}-codes.csv"`,
+      `attachment; filename="Die Winterreise - Run A, 2026.csv"; filename*=UTF-8''Die%20Winterreise%20-%20Run%20A%2C%202026.csv`,
     );
     const rows = parseCsv(await response.text());
     expect(rows[0]).toEqual(["code", "id", "status", "activationCount", "createdAt"]);
@@ -263,6 +264,56 @@ describe("QR code batches (print runs)", () => {
       token: admin.token,
     });
     expect(parseCsv(await expired.text()).map((row) => row[2])).toEqual(["status", "expired", "expired"]);
+  });
+
+  test("the CSV and the sheet are attachments named `<book title> - <label>` (RFC 6266)", async () => {
+    const named = async (title: string, label?: string) => {
+      const book = await bodyAs(await t.call("POST", "/book", { token: admin.token, json: { title } }), Book);
+      const codes = await makeBatch({ bookId: book.id, quantity: 1, ...(label ? { label } : {}) });
+      const batchId = codes[0]!.batchId!;
+      const names: string[] = [];
+      for (const file of ["codes.csv", "sheet.pdf"]) {
+        const response = await t.call("GET", `/activation-qr-code/batch/${batchId}/${file}`, {
+          token: admin.token,
+        });
+        expect(response.status).toBe(200);
+        await response.body?.cancel();
+        names.push(response.headers.get("content-disposition")!);
+      }
+      return { batchId, csv: names[0]!, pdf: names[1]! };
+    };
+    /** The exact name a browser saves under: RFC 6266 prefers `filename*`. */
+    const exact = (header: string) => decodeURIComponent(header.split("filename*=UTF-8''")[1]!);
+
+    const ascii = await named("Die Winterreise", "Erste Auflage 2026");
+    expect(ascii.pdf).toBe(
+      `attachment; filename="Die Winterreise - Erste Auflage 2026.pdf"; filename*=UTF-8''Die%20Winterreise%20-%20Erste%20Auflage%202026.pdf`,
+    );
+    expect(ascii.csv).toBe(
+      `attachment; filename="Die Winterreise - Erste Auflage 2026.csv"; filename*=UTF-8''Die%20Winterreise%20-%20Erste%20Auflage%202026.csv`,
+    );
+
+    // Non-ASCII: the fallback folds accents and replaces what has no ASCII form; filename* is exact.
+    const unicode = await named("Čaj & Käse – Band 2", "Zweite Auflage");
+    expect(unicode.pdf).toBe(
+      `attachment; filename="Caj & Kase _ Band 2 - Zweite Auflage.pdf"; ` +
+        `filename*=UTF-8''%C4%8Caj%20%26%20K%C3%A4se%20%E2%80%93%20Band%202%20-%20Zweite%20Auflage.pdf`,
+    );
+    expect(exact(unicode.pdf)).toBe("Čaj & Käse – Band 2 - Zweite Auflage.pdf");
+    expect(exact(unicode.csv)).toBe("Čaj & Käse – Band 2 - Zweite Auflage.csv");
+
+    // Quotes, slashes and backslashes cannot end the quoted name or name a folder (a title holds no
+    // control character: the book refuses it); a batch without a label is named by its id.
+    const hostile = await named('Der "Zauberberg"/..\\Teil 2');
+    expect(hostile.pdf).toBe(
+      `attachment; filename="Der Zauberberg..Teil 2 - batch ${hostile.batchId}.pdf"; ` +
+        `filename*=UTF-8''Der%20Zauberberg..Teil%202%20-%20batch%20${hostile.batchId}.pdf`,
+    );
+    for (const header of [hostile.pdf, hostile.csv]) {
+      const fallback = header.match(/filename="([^"]*)"/)![1]!;
+      expect(fallback).not.toMatch(/[\\/"\p{Cc}]/u);
+      expect(exact(header)).not.toMatch(/[\\/"\p{Cc}]/u);
+    }
   });
 
   test("codes.csv gives the event loop turns while it is read, not only at its end", async () => {
@@ -301,7 +352,7 @@ describe("QR code batches (print runs)", () => {
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("application/pdf");
       expect(response.headers.get("content-disposition")).toBe(
-        `inline; filename="batch-${batchId}-sheet.pdf"`,
+        `attachment; filename="Die Winterreise - Sheet run.pdf"; filename*=UTF-8''Die%20Winterreise%20-%20Sheet%20run.pdf`,
       );
       const pdf = new Uint8Array(await response.arrayBuffer());
       expect(new TextDecoder().decode(pdf.subarray(0, 8))).toBe("%PDF-1.7");

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { contentDisposition } from "../../http/file-response";
 import { listRequestOf, respondList, respondResource } from "../../http/respond";
 import { markStreamedBody } from "../../http/streamed-body";
 import type { AppBindings, AppRouteHandler } from "../../http/types";
@@ -29,11 +30,11 @@ export const setQrCodeBatchEnabled: AppRouteHandler<typeof routes.setQrCodeBatch
 
 export const getQrCodeBatchCsv: AppRouteHandler<typeof routes.getQrCodeBatchCsv> = async (c) => {
   const { db, clock } = c.get("deps");
-  const batch = await service.getQrCodeBatch(db, c.req.valid("param").id);
+  const csv = await service.batchCsvFile(db, c.req.valid("param").id, clock.now());
   return markStreamedBody(
-    c.body(reportingFailures(c, service.batchCsv(db, batch.id, clock.now())), 200, {
+    c.body(reportingFailures(c, csv.stream), 200, {
       "Content-Type": "text/csv; charset=utf-8",
-      "Content-Disposition": `attachment; filename="batch-${batch.id}-codes.csv"`,
+      "Content-Disposition": contentDisposition("attachment", csv.filename),
       "Cache-Control": "private, no-store",
     }),
   );
@@ -50,7 +51,8 @@ export const getQrCodeBatchSheet: AppRouteHandler<typeof routes.getQrCodeBatchSh
   return markStreamedBody(
     c.body(reportingFailures(c, sheet.stream), 200, {
       "Content-Type": "application/pdf",
-      "Content-Disposition": `inline; filename="${sheet.filename}"`,
+      // Saved, not shown: a browser (Swagger UI among them) keeps the file under this name.
+      "Content-Disposition": contentDisposition("attachment", sheet.filename),
       "Cache-Control": "private, no-store",
     }),
   );

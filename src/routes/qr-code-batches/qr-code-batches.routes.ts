@@ -9,13 +9,17 @@ import { QrCodeBatchList, QrCodeBatchResource, SheetQuery } from "./qr-code-batc
 
 const tags = ["Activation QR code"];
 
-const downloadHeaders = {
-  "Content-Disposition": { description: "With a file name", schema: { type: "string" as const } },
+/** A print run's file is saved, named after the book and the batch (RFC 6266). */
+const downloadHeaders = (extension: "csv" | "pdf") => ({
+  "Content-Disposition": {
+    description: `\`attachment\`, named \`<book title> - <label>.${extension}\` (\`batch <id>\` for a batch without a label): an ASCII \`filename\` and, for the exact name, \`filename*=UTF-8''…\` (RFC 6266)`,
+    schema: { type: "string" as const },
+  },
   "Cache-Control": {
     description: "`private, no-store`: the codes are not kept by caches",
     schema: { type: "string" as const },
   },
-};
+});
 
 export const listQrCodeBatchesOfBook = listRoute("admin", {
   path: "/activation-qr-code/ofbook/{bookId}/batches",
@@ -66,7 +70,7 @@ export const getQrCodeBatchCsv = defineRoute("admin", {
   responses: {
     200: {
       description: "The CSV",
-      headers: downloadHeaders,
+      headers: downloadHeaders("csv"),
       content: {
         "text/csv": {
           schema: z.string().openapi({
@@ -92,7 +96,7 @@ export const getQrCodeBatchSheet = defineRoute("admin", {
   responses: {
     200: {
       description: "The PDF",
-      headers: downloadHeaders,
+      headers: downloadHeaders("pdf"),
       content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
     },
   },
