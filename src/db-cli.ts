@@ -5,6 +5,7 @@ import { describeTargets } from "./cli-targets";
 import { loadConfigOrExit } from "./config";
 import { isPostgresUrl, sqlitePathFromUrl } from "./db/client";
 import { CopyError, copyToPostgres } from "./db/copy-to-postgres";
+import { maskedUrl } from "./lib/masked-url";
 
 const USAGE = "usage: bun run db copy --to <postgres url>";
 
@@ -14,19 +15,8 @@ if (command !== "copy" || flag !== "--to" || !targetUrl || rest.length > 0) {
   process.exit(2);
 }
 
-/** `url` with its password replaced by `***`: nothing this command prints holds a password. */
-function masked(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(not a URL)";
-  }
-}
-
 const config = loadConfigOrExit();
-console.error(`bookdist db copy: from ${describeTargets(config)}; to ${masked(targetUrl)}`);
+console.error(`bookdist db copy: from ${describeTargets(config)}; to ${maskedUrl(targetUrl)}`);
 if (isPostgresUrl(config.databaseUrl)) {
   console.error("bookdist db: DATABASE_URL already names Postgres; the copy reads a SQLite deployment");
   process.exit(1);

@@ -160,9 +160,8 @@ describe.if(
 
   test("the copy says what it touches, shows its progress and verifies", () => {
     const lines = copyOutput.stderr.trim().split("\n");
-    expect(lines[0]).toStartWith(
-      `bookdist db copy: from database sqlite:${join(dataDir, "bookdist.sqlite")}`,
-    );
+    expect(lines[0]).toStartWith("bookdist db copy: from database: SQLite ");
+    expect(lines[0]).toContain(join(dataDir, "bookdist.sqlite"));
     expect(lines[0]).toContain(":***@");
     expect(copyOutput.stderr).not.toContain("never-printed-pw");
     expect(lines).toContain("copying book: 1/1 rows");
