@@ -17,15 +17,22 @@ export interface TestDatabase {
 export const testDialect: "sqlite" | "postgres" = process.env.TEST_DATABASE_URL ? "postgres" : "sqlite";
 
 export async function createTestDatabase(
-  options: { onQuery?: (query: string) => void; logger?: Logger; migrate?: boolean } = {},
+  options: {
+    onQuery?: (query: string) => void;
+    logger?: Logger;
+    migrate?: boolean;
+    /** "sqlite": a SQLite file whatever TEST_DATABASE_URL says (the copy to Postgres reads one). */
+    dialect?: "sqlite";
+  } = {},
 ): Promise<TestDatabase> {
-  const serverUrl = process.env.TEST_DATABASE_URL;
+  const { dialect, ...openOptions } = options;
+  const serverUrl = dialect === "sqlite" ? undefined : process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
     const dir = mkdtempSync(join(tmpdir(), "bookdist-db-"));
     const url = `sqlite:${join(dir, "test.sqlite")}`;
     // Test mode for the write door (db/transaction.ts): a transaction that outlives its
     // event-loop turn fails, so the test that drives such a code path finds it.
-    const handle = await openDatabase(url, { migrate: true, strictTurns: true, ...options });
+    const handle = await openDatabase(url, { migrate: true, strictTurns: true, ...openOptions });
     return {
       url,
       handle,
@@ -41,7 +48,7 @@ export async function createTestDatabase(
   await admin.unsafe(`CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const handle = await openDatabase(url.toString(), { migrate: true, ...options });
+  const handle = await openDatabase(url.toString(), { migrate: true, ...openOptions });
   return {
     url: url.toString(),
     handle,

@@ -62,6 +62,8 @@ export async function createTestApp(
     logger?: Logger;
     /** Default: TEST_PASSWORD_HASH_COST. config.ts always sets the production cost. */
     passwordHashCost?: number;
+    /** "sqlite": over a SQLite file whatever TEST_DATABASE_URL says (see createTestDatabase). */
+    dialect?: "sqlite";
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "bookdist-data-"));
@@ -75,7 +77,7 @@ export async function createTestApp(
     ...parsed.config,
     passwordHashCost: options.passwordHashCost ?? TEST_PASSWORD_HASH_COST,
   };
-  const database = await createTestDatabase({ onQuery: options.onQuery });
+  const database = await createTestDatabase({ onQuery: options.onQuery, dialect: options.dialect });
   const clock = fixedClock("2026-11-21T10:00:00.000Z");
   const blobs = createBlobStore(config, (await readDeployment(database.handle.db)).id);
   await blobs.init();
