@@ -51,8 +51,13 @@ describe("HTTP/1.0 without Host, as a load balancer probes", () => {
   });
 
   test("other paths answer their normal problem", async () => {
-    expectProblem(await rawRequest(server.port, "OPTIONS / HTTP/1.0\r\n\r\n"), 404, "NOT_FOUND");
-    expectProblem(await rawRequest(server.port, "GET / HTTP/1.0\r\n\r\n"), 404, "NOT_FOUND");
+    // `/` answers GET and HEAD only (a redirect to Swagger UI): any other method is 405.
+    expectProblem(await rawRequest(server.port, "OPTIONS / HTTP/1.0\r\n\r\n"), 405, "METHOD_NOT_ALLOWED");
+    const root = await rawRequest(server.port, "GET / HTTP/1.0\r\n\r\n");
+    expectNoLeak(root);
+    expect(root.status).toBe(303);
+    expect(root.headers.location).toBe("/swagger-ui");
+    expectProblem(await rawRequest(server.port, "GET /nowhere HTTP/1.0\r\n\r\n"), 404, "NOT_FOUND");
     const book = await rawRequest(server.port, "GET /book HTTP/1.0\r\n\r\n");
     expectProblem(book, 401, "UNAUTHORIZED");
     expect(book.headers["www-authenticate"]).toStartWith("Bearer");
