@@ -10,7 +10,8 @@ FROM oven/bun:1.4.5-slim
 WORKDIR /app
 ENV NODE_ENV=production DATA_DIR=/data PORT=8080
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json bun.lock tsconfig.json ./
+# bunfig.toml: `bun run` must not echo a script's command line (`db copy --to <url>` holds a password).
+COPY package.json bun.lock tsconfig.json bunfig.toml ./
 COPY src ./src
 COPY drizzle ./drizzle
 # The image's non-root user `bun` (uid 1000) owns DATA_DIR; a named volume mounted there starts
