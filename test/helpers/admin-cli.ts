@@ -9,8 +9,21 @@ export interface AdminCliResult {
 }
 
 /** Runs `bun run admin <args>` with the server's environment (DATA_DIR, DATABASE_URL, store). */
-export async function runAdminCli(args: string[], env: Record<string, string>): Promise<AdminCliResult> {
-  const child = Bun.spawn(["bun", "run", "admin", ...args], {
+export function runAdminCli(args: string[], env: Record<string, string>): Promise<AdminCliResult> {
+  return runCli("admin", args, env);
+}
+
+/** Runs `bun run storage <args>` with the server's environment, as runAdminCli. */
+export function runStorageCli(args: string[], env: Record<string, string>): Promise<AdminCliResult> {
+  return runCli("storage", args, env);
+}
+
+async function runCli(
+  script: "admin" | "storage",
+  args: string[],
+  env: Record<string, string>,
+): Promise<AdminCliResult> {
+  const child = Bun.spawn(["bun", "run", script, ...args], {
     cwd: projectRoot,
     // Only the server's data (`env`): not the `.env` beside the project, not the shell's service
     // variables (test/helpers/child-env.ts), so a grant reaches the test's database and no other.

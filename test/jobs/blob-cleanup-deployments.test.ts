@@ -13,12 +13,12 @@ import { join } from "node:path";
 import { S3Client } from "bun";
 import QRCode from "qrcode";
 import { parseConfig } from "../../src/config";
-import { adminWithBook, runAdminCli } from "../helpers/admin-cli";
+import { adminWithBook, runAdminCli, runStorageCli } from "../helpers/admin-cli";
 import { requireCeph } from "../helpers/ceph";
 import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
 import { onlyIn, startsRealServer } from "../helpers/requires";
 import { s3Env } from "../helpers/s3-env";
-import { projectRoot, type SpawnedServer, spawnServer } from "../helpers/spawn-server";
+import { type SpawnedServer, spawnServer } from "../helpers/spawn-server";
 import { TEST_PASSWORD } from "../helpers/test-app";
 
 /** The cleanup every second, removing what is older than the shortest grace allowed. */
@@ -92,21 +92,6 @@ async function uploadCover(server: { url: string }, token: string, bookId: numbe
 async function coverOf(server: { url: string }, bookId: number): Promise<Uint8Array | number> {
   const response = await fetch(`${server.url}/book/${bookId}/cover`);
   return response.status === 200 ? new Uint8Array(await response.arrayBuffer()) : response.status;
-}
-
-async function runStorageCli(args: string[], env: Record<string, string>) {
-  const child = Bun.spawn(["bun", "run", "storage", ...args], {
-    cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TZ: "UTC", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, exitCode] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { stdout, stderr, exitCode };
 }
 
 describe("BLOB_CLEANUP_GRACE", () => {

@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AdminCliResult, runAdminCli } from "../helpers/admin-cli";
-import { childEnv } from "../helpers/child-env";
+import { type AdminCliResult, runAdminCli, runStorageCli } from "../helpers/admin-cli";
 import { createTestDatabase, type TestDatabase } from "../helpers/databases";
 import { onlyIn } from "../helpers/requires";
 import { projectRoot } from "../helpers/spawn-server";
@@ -25,21 +24,6 @@ const output = (result: { stdout: string; stderr: string }) => `${result.stdout}
 /** The lines the CLI itself wrote to stderr (not Bun's `$ bun run …` echo). */
 const ownErrors = (result: { stderr: string }, cli: "admin" | "storage") =>
   result.stderr.split("\n").filter((line) => line.startsWith(`bookdist ${cli}:`));
-
-async function runStorageCli(args: string[], env: Record<string, string>): Promise<AdminCliResult> {
-  const child = Bun.spawn(["bun", "run", "storage", ...args], {
-    cwd: projectRoot,
-    env: childEnv(env),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, exitCode] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { stdout, stderr, exitCode };
-}
 
 describe("on SQLite, the embedded store and local files (the defaults)", () => {
   test("the first line names the SQLite file, the embedded store and DATA_DIR/blobs", async () => {

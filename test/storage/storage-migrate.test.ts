@@ -7,25 +7,9 @@ import { join } from "node:path";
 import { parseConfig } from "../../src/config";
 import { LocalBlobStore } from "../../src/storage/blob-store";
 import { S3BlobStore } from "../../src/storage/s3-blob-store";
+import { runStorageCli } from "../helpers/admin-cli";
 import { requireCeph } from "../helpers/ceph";
-import { childEnv } from "../helpers/child-env";
 import { s3Env } from "../helpers/s3-env";
-import { projectRoot } from "../helpers/spawn-server";
-
-async function runStorageCli(args: string[], env: Record<string, string>) {
-  const child = Bun.spawn(["bun", "run", "storage", ...args], {
-    cwd: projectRoot,
-    env: childEnv(env),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, exitCode] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { stdout, stderr, exitCode };
-}
 
 describe.if(requireCeph())("bun run storage migrate", () => {
   let dir: string;
