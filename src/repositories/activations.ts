@@ -1,8 +1,11 @@
 import {
   and,
   asc,
+  count,
+  desc,
   eq,
   gt,
+  gte,
   inArray,
   isNotNull,
   isNull,
@@ -399,4 +402,79 @@ export async function findBookWithActivation(
 ): Promise<BookWithActivationRow | undefined> {
   const [row] = await rowsOf(db, bookWithActivationStatement(db), { userUuid, bookId });
   return row;
+}
+
+/**
+ * Which of a user's held books a catalog page shows (README, Reading apps): only those with a
+ * downloadable newest version (an OPDS entry must offer an acquisition), optionally those whose
+ * newest version changed at or after `changedSince`, or whose title or author contains `search`.
+ */
+export interface CatalogFilter {
+  changedSince?: Date;
+  search?: string;
+}
+
+/** `%text%` for LIKE, with LIKE's own characters (and the escape) taken literally. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+function catalogWhere(db: Database, userUuid: string, filter: CatalogFilter): SQL | undefined {
+  const { activation, book, bookVersion } = db.tables;
+  const pattern = filter.search === undefined ? undefined : containsPattern(filter.search);
+  return and(
+    eq(activation.userUuid, userUuid),
+    isNotNull(bookVersion.id),
+    filter.changedSince === undefined ? undefined : gte(bookVersion.updatedAt, filter.changedSince),
+    pattern === undefined
+      ? undefined
+      : or(
+          sql`lower(${book.title}) LIKE ${pattern} ESCAPE '\\'`,
+          sql`lower(${book.author}) LIKE ${pattern} ESCAPE '\\'`,
+        ),
+  );
+}
+
+/**
+ * A page of the user's held books with files, in one query that starts from the user's
+ * activations (the (user, book) index) and joins each book and its newest version by key, so it
+ * costs the size of one reader's shelf, never the catalogue's. Newest activation first, or, with
+ * `changedSince`, the most recently changed version first.
+ */
+export function listCatalogBooks(
+  db: Database,
+  userUuid: string,
+  filter: CatalogFilter,
+  slice: { limit: number; offset: number },
+): Promise<HeldBookRow[]> {
+  const { activation, book, bookVersion } = db.tables;
+  const order =
+    filter.changedSince === undefined
+      ? [desc(activation.createdAt), desc(activation.id)]
+      : [desc(bookVersion.updatedAt), desc(book.id)];
+  return db.orm
+    .select(heldBookSelection(db))
+    .from(activation)
+    .innerJoin(book, eq(book.id, activation.bookId))
+    .leftJoin(bookVersion, isNewestVersion(db))
+    .where(catalogWhere(db, userUuid, filter))
+    .orderBy(...order)
+    .limit(slice.limit)
+    .offset(slice.offset);
+}
+
+/** How many held books `listCatalogBooks` pages through for this filter. */
+export async function countCatalogBooks(
+  db: Database,
+  userUuid: string,
+  filter: CatalogFilter,
+): Promise<number> {
+  const { activation, book, bookVersion } = db.tables;
+  const [row] = await db.orm
+    .select({ total: count() })
+    .from(activation)
+    .innerJoin(book, eq(book.id, activation.bookId))
+    .leftJoin(bookVersion, isNewestVersion(db))
+    .where(catalogWhere(db, userUuid, filter));
+  return Number(row?.total ?? 0);
 }

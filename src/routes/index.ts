@@ -4,6 +4,7 @@ import { apksRouter } from "./apks";
 import { authenticationRouter } from "./authentication";
 import { bookVersionsRouter } from "./book-versions";
 import { booksRouter } from "./books";
+import { opdsRouter } from "./opds";
 import { qrCodeBatchesRouter } from "./qr-code-batches";
 import { qrCodesRouter } from "./qr-codes";
 import { readerRouter } from "./reader";
@@ -31,4 +32,5 @@ export const routerSections: readonly (readonly Router[])[] = [
   [qrCodesRouter],
   [shopProductsRouter],
   [shopRouter],
+  [opdsRouter],
 ];

@@ -1,0 +1,92 @@
+// From the catalog's rows to the feeds' value (opds/catalog.ts): every book with its signed
+// download and cover links, and the page's paging.
+import type { Context } from "hono";
+import { SIGNED_LINK_TTL_SECONDS } from "../../auth/signed-links";
+import { baseUrlOf } from "../../http/hal";
+import type { AppBindings } from "../../http/types";
+import type { AcquisitionFeed, FeedKind, FeedPaths, FileLink, Publication } from "../../opds/catalog";
+import { FEED_TITLES } from "../../opds/catalog";
+import type { HeldBookRow } from "../../repositories/activations";
+import { CATALOG_PAGE_SIZE, type CatalogPage } from "../../services/catalog";
+
+/** Where each feed lives in OPDS 1.2 (`/opds/...`) and OPDS 2.0 (`/opds/v2/...`): the same names. */
+export function feedPaths(root: "/opds" | "/opds/v2"): FeedPaths {
+  return { root, feed: (kind: FeedKind) => `${root}/${kind}`, search: `${root}/search` };
+}
+
+export const downloadPath = (userUuid: string, versionId: number) =>
+  `/opds/download/${userUuid}/${versionId}`;
+export const coverPath = (userUuid: string, bookId: number) => `/opds/cover/${userUuid}/${bookId}`;
+
+/** A BCP 47 tag of language, script and region, which OPDS 2 requires; anything else is left out. */
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-(?:[A-Za-z]{2}|[0-9]{3}))?$/;
+
+/** The file's media type and its name on the reader's disk. */
+export function archiveFormatOf(book: { title: string }, version: { versionName: string }) {
+  return { type: "application/zip", filename: `${book.title}-${version.versionName}.zip` };
+}
+
+type Signer = (path: string, sha256: string) => string;
+
+function signerFor(c: Context<AppBindings>, userUuid: string): Signer {
+  const { linkSigner } = c.get("runtime");
+  const expiresAt = Math.floor(c.get("deps").clock.now().getTime() / 1000) + SIGNED_LINK_TTL_SECONDS;
+  return (path, sha256) => {
+    const sig = linkSigner.sign({ path, userUuid, sha256, expiresAt });
+    return `${path}?exp=${expiresAt}&sig=${sig}`;
+  };
+}
+
+function publicationOf(row: HeldBookRow, userUuid: string, sign: Signer): Publication | null {
+  const { book, newestVersion: version } = row;
+  if (!version?.archiveSha256) return null;
+  const acquisition: FileLink = {
+    href: sign(downloadPath(userUuid, version.id), version.archiveSha256),
+    type: archiveFormatOf(book, version).type,
+    size: version.archiveSize ?? undefined,
+    title: version.versionName,
+  };
+  const cover: FileLink | null = book.coverSha256
+    ? {
+        href: sign(coverPath(userUuid, book.id), book.coverSha256),
+        type: "image/png",
+        width: book.coverWidth ?? undefined,
+        height: book.coverHeight ?? undefined,
+      }
+    : null;
+  return {
+    id: `urn:bookdist:book:${book.id}`,
+    title: book.title,
+    author: book.author,
+    language: book.language !== null && LANGUAGE_TAG.test(book.language) ? book.language : null,
+    isbn: book.isbn,
+    description: book.description,
+    updated: book.updatedAt,
+    acquisition,
+    cover,
+  };
+}
+
+/** One page of a feed, its links signed for the caller. */
+export function acquisitionFeedOf(
+  c: Context<AppBindings>,
+  kind: FeedKind,
+  read: CatalogPage,
+  page: number,
+  query?: string,
+): AcquisitionFeed {
+  const { userUuid } = c.get("principal");
+  const sign = signerFor(c, userUuid);
+  return {
+    kind,
+    id:
+      query === undefined
+        ? `urn:bookdist:opds:${kind}`
+        : `urn:bookdist:opds:search:${encodeURIComponent(query)}`,
+    title: query === undefined ? FEED_TITLES[kind] : `${FEED_TITLES.search}: ${query}`,
+    updated: c.get("deps").clock.now(),
+    paging: { page, pageSize: CATALOG_PAGE_SIZE, total: read.total },
+    query,
+    publications: read.rows.flatMap((row) => publicationOf(row, userUuid, sign) ?? []),
+  };
+}
