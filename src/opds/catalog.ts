@@ -43,7 +43,7 @@ export interface Publication {
   id: string;
   title: string;
   author: string | null;
-  /** A BCP 47 tag, or null when the book's language is not one. */
+  /** A BCP 47 tag (BookInput holds it to one), or null. */
   language: string | null;
   isbn: string | null;
   description: string | null;

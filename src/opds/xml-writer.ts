@@ -29,8 +29,8 @@ export function el(
  * Characters XML 1.0 cannot carry at all (C0 controls but tab, newline and return; lone
  * surrogates; U+FFFE and U+FFFF) are dropped: escaping cannot make them legal.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: dropping what XML cannot carry is the point
 const NOT_XML =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: dropping what XML cannot carry is the point
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 const ESCAPES: Record<string, string> = {

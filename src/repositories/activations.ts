@@ -414,9 +414,13 @@ export interface CatalogFilter {
   search?: string;
 }
 
-/** `%text%` for LIKE, with LIKE's own characters (and the escape) taken literally. */
+/**
+ * `%text%` for LIKE, with LIKE's own characters (and the escape) taken literally. Lower-cased by
+ * the database, as the columns are: Postgres folds every letter, SQLite ASCII letters only, and
+ * either way the pattern is folded as the text it is matched against.
+ */
 function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
 function catalogWhere(db: Database, userUuid: string, filter: CatalogFilter): SQL | undefined {
@@ -429,8 +433,8 @@ function catalogWhere(db: Database, userUuid: string, filter: CatalogFilter): SQ
     pattern === undefined
       ? undefined
       : or(
-          sql`lower(${book.title}) LIKE ${pattern} ESCAPE '\\'`,
-          sql`lower(${book.author}) LIKE ${pattern} ESCAPE '\\'`,
+          sql`lower(${book.title}) LIKE lower(${pattern}) ESCAPE '\\'`,
+          sql`lower(${book.author}) LIKE lower(${pattern}) ESCAPE '\\'`,
         ),
   );
 }

@@ -2,7 +2,6 @@
 // download and cover links, and the page's paging.
 import type { Context } from "hono";
 import { SIGNED_LINK_TTL_SECONDS } from "../../auth/signed-links";
-import { baseUrlOf } from "../../http/hal";
 import type { AppBindings } from "../../http/types";
 import type { AcquisitionFeed, FeedKind, FeedPaths, FileLink, Publication } from "../../opds/catalog";
 import { FEED_TITLES } from "../../opds/catalog";
@@ -17,9 +16,6 @@ export function feedPaths(root: "/opds" | "/opds/v2"): FeedPaths {
 export const downloadPath = (userUuid: string, versionId: number) =>
   `/opds/download/${userUuid}/${versionId}`;
 export const coverPath = (userUuid: string, bookId: number) => `/opds/cover/${userUuid}/${bookId}`;
-
-/** A BCP 47 tag of language, script and region, which OPDS 2 requires; anything else is left out. */
-const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-(?:[A-Za-z]{2}|[0-9]{3}))?$/;
 
 /** The file's media type and its name on the reader's disk. */
 export function archiveFormatOf(book: { title: string }, version: { versionName: string }) {
@@ -58,7 +54,8 @@ function publicationOf(row: HeldBookRow, userUuid: string, sign: Signer): Public
     id: `urn:bookdist:book:${book.id}`,
     title: book.title,
     author: book.author,
-    language: book.language !== null && LANGUAGE_TAG.test(book.language) ? book.language : null,
+    // A BCP 47 tag, as BookInput requires (OPDS 2 does too).
+    language: book.language,
     isbn: book.isbn,
     description: book.description,
     updated: book.updatedAt,
