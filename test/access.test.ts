@@ -21,7 +21,15 @@ const t: TestApp = await createTestApp();
 const doc = (await jsonOf(await t.call("GET", "/v3/api-docs"))) as {
   paths: Record<
     string,
-    Record<string, { "x-access-level": Operation["level"]; operationId: string; security?: unknown[] }>
+    Record<
+      string,
+      {
+        "x-access-level": Operation["level"];
+        operationId: string;
+        security?: unknown[];
+        responses: Record<string, { content?: Record<string, unknown> }>;
+      }
+    >
   >;
 };
 const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -95,6 +103,16 @@ describe("access levels", () => {
     "$method $path ($level) → 401 without credentials",
     async (op) => {
       const response = await t.call(op.method, urlOf(op.path));
+      // The OPDS catalog answers reading apps in their terms (README, Reading apps): a Basic
+      // challenge with the OPDS Authentication Document, as its operations declare.
+      const declared = doc.paths[op.path]![op.method.toLowerCase()]!.responses["401"]?.content ?? {};
+      if ("application/opds-authentication+json" in declared) {
+        expect(response.status).toBe(401);
+        expect(response.headers.get("content-type")).toBe("application/opds-authentication+json");
+        expect(response.headers.get("www-authenticate")).toBe('Basic realm="bookdist"');
+        expect(response.headers.get("link")).toContain('rel="http://opds-spec.org/auth/document"');
+        return;
+      }
       expect(response.headers.get("content-type")).toBe("application/problem+json; charset=UTF-8");
       await expectProblem(response, 401, "UNAUTHORIZED");
     },

@@ -93,7 +93,13 @@ describe("OPDS catalogs", () => {
   let reader: Caller;
   let auth: Record<string, string>;
   /** The books the reader holds through the API, with real files: [id, title]. */
-  const real: { id: number; versionId: number; title: string; zip: Uint8Array; png: Uint8Array }[] = [];
+  const real: {
+    id: number;
+    versionId: number;
+    title: string;
+    zip: Uint8Array<ArrayBuffer>;
+    png: Uint8Array<ArrayBuffer>;
+  }[] = [];
 
   const get = (path: string, headers: Record<string, string> = auth) => t.call("GET", path, { headers });
 
@@ -352,7 +358,7 @@ describe("OPDS catalogs", () => {
             .filter((l) => ["first", "last", "next", "previous"].includes(String(l.rel)))
             .map((l) => [String(l.rel), l.href.replace("/opds/shelf", "")]),
         );
-        expect(paging).toEqual(links);
+        expect(paging).toEqual(links as Record<string, string>);
         expect(opds2.metadata.numberOfItems).toBe(105);
         expect(opds2.metadata.itemsPerPage).toBe(50);
 
@@ -365,7 +371,7 @@ describe("OPDS catalogs", () => {
             .filter((l) => ["first", "last", "next", "previous"].includes(l.rel))
             .map((l) => [l.rel, l.href.replace("/opds/v2/shelf", "")]),
         );
-        expect(jsonPaging).toEqual(links);
+        expect(jsonPaging).toEqual(links as Record<string, string>);
       }
       // Past the end: an empty, valid page; a page that is not a number: 400.
       const beyond = (await jsonOf(await get("/opds/v2/shelf?page=9", headers))) as Opds2Feed;
@@ -493,6 +499,16 @@ describe("OPDS catalogs", () => {
       }
       // A Bearer token from the API's login works too (the app's own clients).
       expect((await t.call("GET", "/opds/v2/shelf", { token: reader.token })).status).toBe(200);
+    });
+
+    test("a client that asks for problem+json keeps the API's problem, with the same challenge", async () => {
+      const response = await t.call("GET", "/opds/v2/shelf", {
+        headers: { Accept: "application/problem+json" },
+      });
+      expect(response.headers.get("www-authenticate")).toBe('Basic realm="bookdist"');
+      expect(response.headers.get("link")).toContain("</opds/auth>");
+      expect(response.headers.get("content-type")).toBe("application/problem+json; charset=UTF-8");
+      await expectProblem(response, 401, "UNAUTHORIZED");
     });
 
     test("KOReader: HEAD with Basic, then GET with Accept: application/opds+json", async () => {
