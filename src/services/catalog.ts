@@ -1,6 +1,6 @@
 // The OPDS catalog's reads (README, Reading apps): a page of the caller's books with files, and
-// the files its signed links open. A page is one query over the reader's own activations (by the
-// (user, book) index), plus its total; neither grows with the catalogue.
+// the files its signed links open. A page reads the reader's own activations by index, never
+// the catalogue (repositories/activations.ts readCatalogPage).
 import type { Database } from "#db";
 import * as activations from "../repositories/activations";
 import * as versions from "../repositories/book-versions";
@@ -20,10 +20,7 @@ export type CatalogQuery =
   | { kind: "recent"; now: Date }
   | { kind: "search"; terms: string };
 
-export interface CatalogPage {
-  rows: activations.HeldBookRow[];
-  total: number;
-}
+export type CatalogPage = activations.CatalogRows;
 
 function filterOf(query: CatalogQuery): activations.CatalogFilter {
   switch (query.kind) {
@@ -36,25 +33,17 @@ function filterOf(query: CatalogQuery): activations.CatalogFilter {
   }
 }
 
-/** Page `page` (from 0) of a feed: page 0 reads beside its count; a later one counts first. */
-export async function catalogPage(
+/** Page `page` (from 0) of a feed, with the feed's total (repositories/activations.ts readCatalogPage). */
+export function catalogPage(
   db: Database,
   userUuid: string,
   query: CatalogQuery,
   page: number,
 ): Promise<CatalogPage> {
-  const filter = filterOf(query);
-  const slice = { limit: CATALOG_PAGE_SIZE, offset: page * CATALOG_PAGE_SIZE };
-  if (page === 0) {
-    const [rows, total] = await Promise.all([
-      activations.listCatalogBooks(db, userUuid, filter, slice),
-      activations.countCatalogBooks(db, userUuid, filter),
-    ]);
-    return { rows, total };
-  }
-  const total = await activations.countCatalogBooks(db, userUuid, filter);
-  const rows = slice.offset < total ? await activations.listCatalogBooks(db, userUuid, filter, slice) : [];
-  return { rows, total };
+  return activations.readCatalogPage(db, userUuid, filterOf(query), {
+    limit: CATALOG_PAGE_SIZE,
+    offset: page * CATALOG_PAGE_SIZE,
+  });
 }
 
 /**

@@ -457,6 +457,12 @@ describe("OPDS catalogs", () => {
       expect(feed.links.find((l) => l.rel === "next")?.href).toBe("/opds/v2/search?q=findable&page=1");
       const next = (await jsonOf(await get("/opds/v2/search?q=findable&page=1", headers))) as Opds2Feed;
       expect(next.publications).toHaveLength(10);
+      expect(next.metadata.numberOfItems).toBe(60);
+      // Past the end: no rows to count from, the total still right.
+      const beyond = (await jsonOf(await get("/opds/v2/search?q=findable&page=5", headers))) as Opds2Feed;
+      expectValidOpds2(beyond);
+      expect(beyond.metadata).toMatchObject({ numberOfItems: 60, currentPage: 6 });
+      expect(beyond.links.find((l) => l.rel === "last")?.href).toBe("/opds/v2/search?q=findable&page=1");
       // Another reader's books are not found.
       const mine = (await jsonOf(await get("/opds/v2/search?q=findable"))) as Opds2Feed;
       expect(mine.metadata.numberOfItems).toBe(0);

@@ -158,6 +158,17 @@ export const getOpdsAuthentication = defineRoute("public", {
   },
 });
 
+/** A version's file is an EPUB or another zip: both media types, with the download's headers. */
+function archiveResponses() {
+  const responses = downloadResponses("application/zip", "The book version's file");
+  const epub = { "application/epub+zip": { schema: { type: "string" as const, format: "binary" } } };
+  return {
+    ...responses,
+    200: { ...responses[200], content: { ...epub, ...responses[200].content } },
+    206: { ...responses[206], content: { ...epub, ...responses[206].content } },
+  };
+}
+
 const SIGNED =
   "Public, but only by a signed link from a feed: `exp` and `sig` must be the ones the feed gave (an HMAC over the path, the user, the exact file and the expiry), the link unexpired, and the user must still hold the book; otherwise 403.";
 
@@ -170,7 +181,7 @@ export const downloadOpdsFile = defineRoute("public", {
   tags,
   request: { params: SignedFileParams, query: SignedFileQuery, headers: RangeHeaders },
   errors: [...downloadErrors, "FORBIDDEN"],
-  responses: downloadResponses("application/zip", "The book version's archive"),
+  responses: archiveResponses(),
 });
 
 export const getOpdsCover = defineRoute("public", {
