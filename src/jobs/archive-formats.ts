@@ -4,8 +4,9 @@
 // local file or a bucket alike). Idempotent: a recognised row has its format and is not read again,
 // so an interrupted run, or several instances, simply carry on.
 import type { Database } from "#db";
+import { queuedWrite } from "../db/transaction";
 import type { Logger } from "../lib/logger";
-import { describeError } from "../lib/logger";
+import { AppError } from "../lib/problems";
 import { listUnrecognisedArchives, recordArchiveFormat } from "../repositories/book-versions";
 import { archiveFormatFields } from "../services/archive-format";
 import type { BlobMaintenance } from "../storage/blob-store";
@@ -30,6 +31,13 @@ function readAtBlob(blobs: Pick<BlobMaintenance, "readRange">, sha256: string): 
   };
 }
 
+/** ENOENT, SERVICE_UNAVAILABLE, …: what a log line may say of a failed read. */
+function failureCode(error: unknown): string {
+  if (error instanceof AppError) return error.code;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[A-Z0-9_]{1,40}$/.test(code) ? code : "read failed";
+}
+
 /** Recognises every stored archive without a format, `sliceSize` rows at a time. */
 export async function backfillArchiveFormats(
   deps: { db: Database; blobs: Pick<BlobMaintenance, "readRange">; logger: Logger },
@@ -51,15 +59,20 @@ export async function backfillArchiveFormats(
           readAtBlob(deps.blobs, row.archiveSha256),
           row.archiveSize,
         );
-        if (await recordArchiveFormat(deps.db, row.id, row.archiveSha256, archiveFormatFields(recognition))) {
+        const fields = archiveFormatFields(recognition);
+        const written = await queuedWrite(deps.db, (tx) =>
+          recordArchiveFormat(tx, row.id, row.archiveSha256, fields),
+        );
+        if (written) {
           result.recognised++;
           if (recognition.format === "epub") result.epubs++;
         }
       } catch (error) {
         result.failed++;
+        // The kind of failure only: a file system error's message names the blob's path.
         deps.logger.warn("archive recognition failed; retried at the next start", {
           bookVersionId: row.id,
-          ...describeError(error),
+          reason: failureCode(error),
         });
       }
     }
