@@ -2,6 +2,7 @@
 // 2 GiB APK costs a few small reads, not 2 GiB of memory.
 import { type FileHandle, open } from "node:fs/promises";
 import { inflateRawSync } from "node:zlib";
+import { LoopSlices } from "../lib/loop-slices";
 import { AppError } from "../lib/problems";
 import { checkImageData, imageDataSize, type PngHeader } from "./png-image-data";
 
@@ -630,12 +631,17 @@ export async function scanZipDirectory(
   if (bounds.size > MAX_CENTRAL_DIRECTORY || bounds.offset + bounds.size > bounds.limit) throw notZip();
   let chunkStart = bounds.offset;
   const directoryEnd = bounds.offset + bounds.size;
+  // A chunk holds thousands of headers: the loop gets a turn every few milliseconds of them.
+  const slices = new LoopSlices();
+  let count = 0;
   while (chunkStart < directoryEnd) {
+    // Each read answers fresh bytes, so the chunk stays valid across the pauses.
     const chunk = await readAt(chunkStart, Math.min(chunkStart + DIRECTORY_CHUNK, directoryEnd));
     let at = 0;
     for (let header = readCentralHeader(chunk, at); header; header = readCentralHeader(chunk, at)) {
       if (visit(header.entry)) return;
       at = header.next;
+      if (++count % 256 === 0) await slices.pause();
     }
     if (at === 0) throw notZip();
     chunkStart += at;
