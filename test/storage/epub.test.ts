@@ -71,6 +71,24 @@ describe("EPUBs", () => {
     });
   });
 
+  test("a DOCTYPE without an internal subset is read; an unnamed unique identifier falls back to the first", async () => {
+    const opf = `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE package PUBLIC "+//ISBN 0-9673008-1-9//DTD OEB 1.2 Package//EN" "http://openebook.org/dtds/oeb-1.2/oebpkg12.dtd">
+<package xmlns="http://www.idpf.org/2007/opf" version="2.0" unique-identifier="nowhere">
+  <metadata><dc-metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <dc:Title>ignored: DC element names are lower case</dc:Title>
+    <dc:title>Old &#x2014; Style</dc:title><dc:identifier>first</dc:identifier><dc:identifier>second</dc:identifier>
+  </dc-metadata></metadata>
+</package>`;
+    expect((await recognise(buildEpub("epub2", { replace: { "OEBPS/content.opf": opf } }))).epub).toEqual({
+      title: "Old — Style",
+      creators: [],
+      language: "",
+      identifier: "first",
+      modified: null,
+    });
+  });
+
   const lenient: [string, EpubOptions][] = [
     ["a compressed mimetype", { compressMimetype: true }],
     ["mimetype as the last entry", { mimetypeLast: true }],
