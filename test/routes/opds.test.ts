@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { withTransaction } from "../../src/db/transaction";
 import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
 import { Book } from "../../src/routes/books/books.schemas";
+import { buildEpub } from "../helpers/epub";
 import {
   checkAtomFeed,
   checkOpenSearch,
@@ -576,6 +577,46 @@ describe("OPDS catalogs", () => {
       const atom = readOpds1(await (await get("/opds/shelf")).text()).opds2;
       const atomDownload = atom.publications![0]!.links[0]!.href;
       expect((await t.call("GET", atomDownload)).status).toBe(200);
+    });
+  });
+
+  describe("EPUBs", () => {
+    test("an EPUB is offered and served as application/epub+zip, named '<author> - <title>.epub' (RFC 6266 filename*)", async () => {
+      const user = await t.user();
+      const headers = { Authorization: basic(user.email) };
+      const id = await book({ title: "Die Gärten", author: "Jürgen Ößwald" });
+      const epub = buildEpub("unicode");
+      await versionWithFile(id, 1, epub);
+      const zipOnly = await book({ title: "Plain zip" });
+      await versionWithFile(zipOnly, 1, makeZip({ "a.txt": "a" }));
+      await activate(zipOnly, user);
+      await activate(id, user);
+      const text = await (await get("/opds/shelf", headers)).text();
+      checkAtomFeed(text, "acquisition");
+      const atom = readOpds1(text).opds2;
+      expect(atom.publications!.map((p) => p.links[0]!.type)).toEqual([
+        "application/epub+zip",
+        "application/zip",
+      ]);
+      const feed = (await jsonOf(await get("/opds/v2/shelf", headers))) as Opds2Feed;
+      expectValidOpds2(feed);
+      expect(feed.publications!.map((p) => p.links[0]!.type)).toEqual([
+        "application/epub+zip",
+        "application/zip",
+      ]);
+      const file = await t.call("GET", feed.publications![0]!.links[0]!.href);
+      expect(file.status).toBe(200);
+      expect(file.headers.get("content-type")).toBe("application/epub+zip");
+      const disposition = file.headers.get("content-disposition") ?? "";
+      expect(disposition).toBe(
+        `attachment; filename="Jurgen O_wald - Die Garten.epub"; filename*=UTF-8''${encodeURIComponent("Jürgen Ößwald - Die Gärten.epub")}`,
+      );
+      expect(new Uint8Array(await file.arrayBuffer())).toEqual(epub);
+      const head = await t.call("HEAD", feed.publications![0]!.links[0]!.href);
+      expect(head.headers.get("content-type")).toBe("application/epub+zip");
+      const zip = await t.call("GET", feed.publications![1]!.links[0]!.href);
+      expect(zip.headers.get("content-type")).toBe("application/zip");
+      expect(zip.headers.get("content-disposition")).toContain('filename="Plain zip-1.0.zip"');
     });
   });
 

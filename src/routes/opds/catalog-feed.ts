@@ -6,6 +6,14 @@ import type { AppBindings } from "../../http/types";
 import type { AcquisitionFeed, FeedKind, FeedPaths, FileLink, Publication } from "../../opds/catalog";
 import { FEED_TITLES } from "../../opds/catalog";
 import type { HeldBookRow } from "../../repositories/activations";
+import {
+  ARCHIVE_CONTENT_TYPE,
+  type ArchiveFormatColumns,
+  archiveDownloadName,
+  archiveFormat,
+  EPUB_CONTENT_TYPE,
+  epubDownloadName,
+} from "../../services/archive-format";
 import { CATALOG_PAGE_SIZE, type CatalogPage } from "../../services/catalog";
 
 /** Where each feed lives in OPDS 1.2 (`/opds/...`) and OPDS 2.0 (`/opds/v2/...`): the same names. */
@@ -17,9 +25,17 @@ export const downloadPath = (userUuid: string, versionId: number) =>
   `/opds/download/${userUuid}/${versionId}`;
 export const coverPath = (userUuid: string, bookId: number) => `/opds/cover/${userUuid}/${bookId}`;
 
-/** The file's media type and its name on the reader's disk. */
-export function archiveFormatOf(book: { title: string }, version: { versionName: string }) {
-  return { type: "application/zip", filename: `${book.title}-${version.versionName}.zip` };
+/**
+ * The file's media type and its name on the reader's disk: an EPUB as an EPUB (reading apps open
+ * it by its type), `<author> - <title>.epub`; any other archive as the API serves it.
+ */
+export function archiveFormatOf(
+  book: { title: string; author: string | null },
+  version: ArchiveFormatColumns & { versionName: string },
+) {
+  return archiveFormat(version) === "epub"
+    ? { type: EPUB_CONTENT_TYPE, filename: epubDownloadName(book) }
+    : { type: ARCHIVE_CONTENT_TYPE, filename: archiveDownloadName(book.title, version) };
 }
 
 type Signer = (path: string, sha256: string) => string;
