@@ -31,8 +31,9 @@ export async function insertDeviceTokenWithin(
   return withTransaction(db, async (tx) => {
     const { deviceToken } = tx.tables;
     if (tx.dialect === "postgres") {
-      // Only the Postgres builder has execute(); the dialect check above says this is it.
-      const orm = tx.orm as unknown as { execute(query: SQL): Promise<unknown> };
+      // Only the Postgres builder runs plain SQL this way; the guard says this is it.
+      const orm: unknown = tx.orm;
+      if (!canExecute(orm)) throw new Error("a Postgres transaction without execute()");
       await orm.execute(
         sql`SELECT pg_advisory_xact_lock(hashtext(${`bookdist:device-token:${token.userUuid}`}))`,
       );
@@ -45,6 +46,12 @@ export async function insertDeviceTokenWithin(
     const [row] = await tx.orm.insert(deviceToken).values(token).returning();
     return row;
   });
+}
+
+function canExecute(orm: unknown): orm is { execute(query: SQL): Promise<unknown> } {
+  return (
+    typeof orm === "object" && orm !== null && typeof (orm as { execute?: unknown }).execute === "function"
+  );
 }
 
 /** The user's live tokens, oldest first: at most the per-user limit, so a plain read. */
