@@ -17,7 +17,8 @@ const CHECKSUM_LENGTH = 6; // 62^6 > 2^32: every CRC32 fits
 const SHOWN_LENGTH = 8;
 export const DEVICE_TOKEN_LENGTH = DEVICE_TOKEN_PREFIX.length + RANDOM_LENGTH + CHECKSUM_LENGTH;
 
-const BODY = new RegExp(`^${DEVICE_TOKEN_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
+/** The prefix, then the random part and its checksum (30 + 6 base62 characters). */
+const BODY = /^bdt_[0-9A-Za-z]{36}$/;
 
 /** Whether a password is meant as a device token: then it is never checked as a shop password. */
 export function looksLikeDeviceToken(password: string): boolean {

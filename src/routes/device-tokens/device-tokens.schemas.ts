@@ -46,7 +46,9 @@ export const DeviceTokenInput = z
       .refine((scopes) => new Set(scopes).size === scopes.length, "must not repeat a scope")
       .optional()
       .openapi({ description: "Default: all three", example: ["opds", "sync"] }),
-    expiresAt: requestDateTime().optional().openapi({ description: "In the future; default: never" }),
+    expiresAt: requestDateTime()
+      .optional()
+      .openapi({ description: "In the future; default: never", example: "2027-12-31T23:59:59.000Z" }),
   })
   .openapi("DeviceTokenInput");
 
