@@ -20,7 +20,9 @@ import { shopProductsRouter } from "./shop-products";
  */
 export const routerSections: readonly (readonly Router[])[] = [
   [serviceRouter],
-  [authenticationRouter, deviceTokensRouter],
+  [authenticationRouter],
+  // A reading app's passwords: authentication's paths, listed after its session operations.
+  [deviceTokensRouter],
   // A book's activations live with activations (a sub-collection lives with its records' folder);
   // the document lists them among the reader's views of a book, as it always has.
   [readerRouter, bookActivationsRouter],
