@@ -2,14 +2,16 @@
 // shown once, stored as digests only, good only on the operations of their scopes (the test-only
 // probe operations, test/helpers/scope-probe.ts), ended by revocation, expiry, a password change
 // or the account's deletion in the store. Runs on SQLite, and on Postgres with TEST_DATABASE_URL.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { type App, createApp } from "../../src/app";
 import { hashPassword } from "../../src/auth/passwords";
 import { queuedWrite, withTransaction } from "../../src/db/transaction";
+import { AppError } from "../../src/lib/problems";
 import { CreatedDeviceToken, DeviceToken } from "../../src/routes/device-tokens/device-tokens.schemas";
-import { MAX_DEVICE_TOKENS_PER_USER } from "../../src/services/device-tokens";
+import { MAX_DEVICE_TOKENS_PER_USER, principalFromDeviceTokenMd5 } from "../../src/services/device-tokens";
+import { EmbeddedStore } from "../../src/store/embedded";
 import { bodyAs, expectProblem } from "../helpers/responses";
 import { ScopeProbeAnswer, scopeProbePath, scopeProbeRouter } from "../helpers/scope-probe";
 import { createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
@@ -33,6 +35,9 @@ describe("device tokens", () => {
     other = createApp(t.deps, [[scopeProbeRouter()]]);
   });
   afterAll(() => t.close());
+  // Each test registers its own readers: an hour apart, they stay under the registration limit
+  // (20 an hour per client address) that every request of this file shares.
+  beforeEach(() => t.clock.advance(61 * MINUTE));
 
   async function make(
     session: { token: string },
@@ -422,6 +427,33 @@ describe("device tokens", () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 409, 409, 409, 409, 409]);
   });
 
+  test("progress-sync clients: a token is found by the SHA-256 of its lower-case hex MD5 (principalFromDeviceTokenMd5)", async () => {
+    const reader = await t.user();
+    const created = await make(reader, { scopes: ["sync"] });
+    const ctx = {
+      ...t.deps,
+      accountCheck: (await import("../../src/services/runtime")).createRuntime(t.deps).accountCheck,
+    };
+    const attempt = (scope: "sync" | "opds", userName = reader.email) => ({
+      userName,
+      scope,
+      now: t.clock.now(),
+    });
+    const key = md5(created.token);
+    expect(await principalFromDeviceTokenMd5(ctx, key, attempt("sync"))).toMatchObject({
+      userUuid: reader.uuid,
+      deviceTokenId: created.id,
+      roles: ["user"],
+    });
+    expect(await principalFromDeviceTokenMd5(ctx, key.toUpperCase(), attempt("sync"))).not.toBeNull();
+    expect(await principalFromDeviceTokenMd5(ctx, key, attempt("opds"))).toBeNull();
+    expect(await principalFromDeviceTokenMd5(ctx, key, attempt("sync", "someone@example.com"))).toBeNull();
+    expect(await principalFromDeviceTokenMd5(ctx, md5(`${created.token}x`), attempt("sync"))).toBeNull();
+    expect(await principalFromDeviceTokenMd5(ctx, "not-hex", attempt("sync"))).toBeNull();
+    await t.call("DELETE", `${TOKENS}/${created.id}`, { token: reader.token });
+    expect(await principalFromDeviceTokenMd5(ctx, key, attempt("sync"))).toBeNull();
+  });
+
   test("lastUsedAt is written at most once a minute, not per request", async () => {
     const reader = await t.user();
     const created = await make(reader);
@@ -446,5 +478,54 @@ describe("device tokens", () => {
       await (await t.call("GET", TOKENS, { token: reader.token })).json(),
     );
     expect(listed.find((token) => token.id === created.id)?.lastUsedAt).toBe(later);
+  });
+});
+
+/** An embedded store whose user lookups can be made to fail as an unreachable shop does. */
+class FlakyStore extends EmbeddedStore {
+  down = false;
+  override async findByUuid(uuid: string) {
+    if (this.down) throw new AppError("SERVICE_UNAVAILABLE", "The user store is not reachable right now.");
+    return super.findByUuid(uuid);
+  }
+}
+
+describe("device tokens while the store is out", () => {
+  let t: TestApp;
+  let store: FlakyStore;
+  beforeAll(async () => {
+    t = await createTestApp({
+      scopeProbe: true,
+      store: (deps) => {
+        store = new FlakyStore(deps.db, deps.clock, deps.config.passwordHashCost);
+        return store;
+      },
+    });
+  });
+  afterAll(() => t.close());
+
+  test("a token checked within the minute is served; one due for a check is 503, and nobody's token ends", async () => {
+    const reader = await t.user();
+    const response = await t.call("POST", TOKENS, {
+      token: reader.token,
+      json: { name: "KOReader", password: TEST_PASSWORD },
+    });
+    const { token, id } = await bodyAs(response, CreatedDeviceToken);
+    const get = () =>
+      t.call("GET", scopeProbePath("opds"), { headers: { Authorization: basic(reader.email, token) } });
+    expect((await get()).status).toBe(200);
+    store.down = true;
+    t.clock.advance(30_000);
+    expect((await get()).status).toBe(200);
+    t.clock.advance(30_000);
+    const unavailable = await get();
+    await expectProblem(unavailable, 503, "SERVICE_UNAVAILABLE");
+    expect(unavailable.headers.get("retry-after")).toMatch(/^\d+$/);
+    store.down = false;
+    t.clock.advance(10_000);
+    expect((await get()).status).toBe(200);
+    const { deviceToken } = t.deps.db.tables;
+    const [row] = await t.deps.db.orm.select().from(deviceToken).where(eq(deviceToken.id, id));
+    expect(row!.revokedAt).toBeNull();
   });
 });
