@@ -17,4 +17,6 @@ CREATE TABLE "device_token" (
 --> statement-breakpoint
 CREATE UNIQUE INDEX "device_token_sha256_uq" ON "device_token" USING btree ("sha256");--> statement-breakpoint
 CREATE UNIQUE INDEX "device_token_md5_sha256_uq" ON "device_token" USING btree ("md5_sha256");--> statement-breakpoint
-CREATE INDEX "device_token_user_idx" ON "device_token" USING btree ("user_uuid");
+CREATE INDEX "device_token_user_idx" ON "device_token" USING btree ("user_uuid");--> statement-breakpoint
+CREATE INDEX "device_token_revoked_idx" ON "device_token" USING btree ("revoked_at");--> statement-breakpoint
+CREATE INDEX "device_token_expires_idx" ON "device_token" USING btree ("expires_at");

@@ -17,4 +17,6 @@ CREATE TABLE `device_token` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `device_token_sha256_uq` ON `device_token` (`sha256`);--> statement-breakpoint
 CREATE UNIQUE INDEX `device_token_md5_sha256_uq` ON `device_token` (`md5_sha256`);--> statement-breakpoint
-CREATE INDEX `device_token_user_idx` ON `device_token` (`user_uuid`);
+CREATE INDEX `device_token_user_idx` ON `device_token` (`user_uuid`);--> statement-breakpoint
+CREATE INDEX `device_token_revoked_idx` ON `device_token` (`revoked_at`);--> statement-breakpoint
+CREATE INDEX `device_token_expires_idx` ON `device_token` (`expires_at`);

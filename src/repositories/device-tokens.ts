@@ -1,6 +1,6 @@
 // device_token rows (README "Reading apps"): only digests of a token are stored; a token is found
 // by the SHA-256 of its text (or, for reading-progress clients, of its MD5), one indexed read.
-import { and, asc, count, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { queuedWrite, withTransaction } from "../db/transaction";
@@ -129,4 +129,16 @@ export async function markDeviceTokenChecked(db: Database, id: number, at: Date)
   await queuedWrite(db, (tx) =>
     tx.orm.update(deviceToken).set({ checkedAt: at, lastUsedAt: at }).where(eq(deviceToken.id, id)),
   );
+}
+
+/** Tokens revoked, or expired, at or before `endedBefore`: the cleanup job's. */
+export async function deleteEndedDeviceTokens(db: Database, endedBefore: Date): Promise<number> {
+  const { deviceToken } = db.tables;
+  const rows = await queuedWrite(db, (tx) =>
+    tx.orm
+      .delete(deviceToken)
+      .where(or(lte(deviceToken.revokedAt, endedBefore), lte(deviceToken.expiresAt, endedBefore)))
+      .returning({ id: deviceToken.id }),
+  );
+  return rows.length;
 }

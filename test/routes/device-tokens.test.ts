@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { type App, createApp } from "../../src/app";
 import { hashPassword } from "../../src/auth/passwords";
 import { queuedWrite, withTransaction } from "../../src/db/transaction";
+import { cleanupSessions, ENDED_DEVICE_TOKENS_KEPT_MS } from "../../src/jobs/session-cleanup";
 import { AppError } from "../../src/lib/problems";
 import { CreatedDeviceToken, DeviceToken } from "../../src/routes/device-tokens/device-tokens.schemas";
 import { MAX_DEVICE_TOKENS_PER_USER, principalFromDeviceTokenMd5 } from "../../src/services/device-tokens";
@@ -452,6 +453,34 @@ describe("device tokens", () => {
     expect(await principalFromDeviceTokenMd5(ctx, "not-hex", attempt("sync"))).toBeNull();
     await t.call("DELETE", `${TOKENS}/${created.id}`, { token: reader.token });
     expect(await principalFromDeviceTokenMd5(ctx, key, attempt("sync"))).toBeNull();
+  });
+
+  test("the cleanup job deletes tokens revoked or expired more than 30 days ago, and no other", async () => {
+    const reader = await t.user();
+    const revoked = await make(reader);
+    const expiring = await make(reader, {
+      expiresAt: new Date(t.clock.now().getTime() + MINUTE).toISOString(),
+    });
+    const live = await make(reader);
+    // Both end at the same moment: one revoked, the other expired.
+    t.clock.advance(MINUTE);
+    expect((await t.call("DELETE", `${TOKENS}/${revoked.id}`, { token: reader.token })).status).toBe(200);
+    t.clock.advance(ENDED_DEVICE_TOKENS_KEPT_MS - 1);
+    const ids = async () => {
+      const { deviceToken } = t.deps.db.tables;
+      const rows = await t.deps.db.orm.select({ id: deviceToken.id }).from(deviceToken);
+      return rows.map((row) => row.id);
+    };
+    await cleanupSessions(t.deps);
+    expect(await ids()).toContain(revoked.id);
+    expect(await ids()).toContain(expiring.id);
+    t.clock.advance(1);
+    // Tokens that ended in the tests before this one go too.
+    expect((await cleanupSessions(t.deps)).deviceTokens).toBeGreaterThanOrEqual(2);
+    const left = await ids();
+    expect(left).not.toContain(revoked.id);
+    expect(left).not.toContain(expiring.id);
+    expect(left).toContain(live.id);
   });
 
   test("lastUsedAt is written at most once a minute, not per request", async () => {

@@ -212,9 +212,9 @@ export const userSession = pgTable(
 );
 
 // Device tokens (app passwords, README "Reading apps"): HTTP Basic passwords for reading apps,
-// good only on the operations of their scopes. Only digests of a token are kept. Revoked and
-// ended rows stay (revoked_at set) so that a list of them can be shown or audited; the live ones
-// of a user are found by device_token_user_idx.
+// good only on the operations of their scopes. Only digests of a token are kept. An ended token
+// (revoked_at set, or past expires_at) stays 30 days, then the cleanup job deletes it; the live
+// ones of a user are found by device_token_user_idx.
 export const deviceToken = pgTable(
   "device_token",
   {
@@ -245,6 +245,9 @@ export const deviceToken = pgTable(
     uniqueIndex("device_token_sha256_uq").on(t.sha256),
     uniqueIndex("device_token_md5_sha256_uq").on(t.md5Sha256),
     index("device_token_user_idx").on(t.userUuid),
+    // The cleanup job finds ended tokens by these (jobs/session-cleanup.ts).
+    index("device_token_revoked_idx").on(t.revokedAt),
+    index("device_token_expires_idx").on(t.expiresAt),
   ],
 );
 
