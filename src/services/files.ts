@@ -8,6 +8,7 @@ import { type BookVersionRow, updateBookVersion } from "../repositories/book-ver
 import { type BookRow, updateBook } from "../repositories/books";
 import type { BlobStore } from "../storage/blob-store";
 import type { Inspected } from "../storage/upload-kinds";
+import { archiveFormatFields } from "./archive-format";
 
 /** A stored, checked upload: its blob and what its check read from it. */
 export interface StoredFile<I> {
@@ -87,6 +88,7 @@ export function attachArchive(
         archiveSize: file.size,
         archiveFilename: file.filename,
         archiveUploadedAt: now,
+        ...archiveFormatFields(file.inspected.recognition),
       },
       now,
     ),

@@ -69,12 +69,21 @@ export const bookVersion = pgTable(
     archiveSha256: text("archive_sha256").references(() => blob.sha256, { onDelete: "restrict" }),
     archiveSize: bigNumber("archive_size"),
     archiveFilename: text("archive_filename"),
+    // README "Book versions: archives and EPUBs": null until the archive is recognised (at upload,
+    // or by the start-up backfill for archives stored before), then "epub" or "zip".
+    archiveFormat: text("archive_format", { enum: ["epub", "zip"] }),
+    /** An EPUB's package metadata as JSON (storage/epub.ts EpubMetadata); null for a zip. */
+    archiveEpub: text("archive_epub"),
     archiveUploadedAt: time("archive_uploaded_at"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
   (t) => [
     uniqueIndex("book_version_book_code_uq").on(t.bookId, t.versionCode),
+    // The start-up backfill's slices: archives stored before they were recognised.
+    index("book_version_unrecognised_idx")
+      .on(t.id)
+      .where(sql`${t.archiveFormat} IS NULL AND ${t.archiveSha256} IS NOT NULL`),
     index("book_version_book_idx").on(t.bookId, t.id),
     index("book_version_version_code_idx").on(t.versionCode, t.id),
     index("book_version_created_at_idx").on(t.createdAt, t.id),
