@@ -12,6 +12,8 @@ import { Throttle } from "./throttle";
 export interface Runtime {
   signer: TokenSigner;
   basicCache: BasicAuthCache;
+  /** Device tokens checked in the last minute, apart from shop passwords (services/device-tokens.ts). */
+  deviceTokenCache: BasicAuthCache;
   throttle: Throttle;
   accountCheck: AccountCheck;
   /** GET /health's deep checks, shared by every caller of this app. */
@@ -22,6 +24,7 @@ export function createRuntime(deps: Deps): Runtime {
   return {
     signer: new TokenSigner(deps.jwtSecret, deps.config.jwtIssuer),
     basicCache: new BasicAuthCache(),
+    deviceTokenCache: new BasicAuthCache(),
     throttle: new Throttle(deps.db, deps.config.throttle),
     accountCheck: new AccountCheck(deps),
     // Each probe reads its dependency when it runs: tests swap deps.blobs under a running app.
