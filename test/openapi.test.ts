@@ -39,6 +39,33 @@ describe("the OpenAPI document", () => {
     expect(validator.version).toBe("3.1");
   });
 
+  test("declares the device-token scheme only once an operation takes it; with one, still valid 3.1", async () => {
+    expect(doc.components.securitySchemes.deviceTokenAuth).toBeUndefined();
+    const probe = await createTestApp({ scopeProbe: true });
+    try {
+      const withScopes = (await jsonOf(await probe.call("GET", "/v3/api-docs"))) as OpenApiDocument & {
+        paths: Record<string, Record<string, { security?: unknown[]; "x-device-token-scope"?: string }>>;
+      };
+      expect(withScopes.components.securitySchemes.deviceTokenAuth).toMatchObject({
+        type: "http",
+        scheme: "basic",
+      });
+      const operation = withScopes.paths["/test-scope-probe/opds"]!.get!;
+      expect(operation["x-device-token-scope"]).toBe("opds");
+      expect(operation.security).toEqual([
+        { deviceTokenAuth: ["opds"] },
+        { basicAuth: [] },
+        { bearerAuth: [] },
+      ]);
+      const validator = new Validator();
+      const result = await validator.validate(structuredClone(withScopes));
+      expect(result.errors ?? []).toEqual([]);
+      expect(result.valid).toBe(true);
+    } finally {
+      await probe.close();
+    }
+  });
+
   test("/openapi.json is the same document", async () => {
     expect(await jsonOf(await t.call("GET", "/openapi.json"))).toEqual(doc);
   });

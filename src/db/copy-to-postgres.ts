@@ -172,6 +172,16 @@ function tableCopies(): TableCopy[] {
       (tx, rows) => tx.insert(p.userSession).values(rows),
     ),
     table(
+      "device_token",
+      t.deviceToken,
+      p.deviceToken,
+      t.deviceToken.id,
+      (orm, where) =>
+        orm.select().from(t.deviceToken).where(where).orderBy(asc(t.deviceToken.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.deviceToken).values(rows),
+    ),
+    table(
       "admin_grant",
       t.adminGrant,
       p.adminGrant,

@@ -15,6 +15,8 @@ export interface Runtime {
   /** The OPDS feeds' signed cover and download links (README, Reading apps). */
   linkSigner: LinkSigner;
   basicCache: BasicAuthCache;
+  /** Device tokens checked in the last minute, apart from shop passwords (services/device-tokens.ts). */
+  deviceTokenCache: BasicAuthCache;
   throttle: Throttle;
   accountCheck: AccountCheck;
   /** GET /health's deep checks, shared by every caller of this app. */
@@ -26,6 +28,7 @@ export function createRuntime(deps: Deps): Runtime {
     signer: new TokenSigner(deps.jwtSecret, deps.config.jwtIssuer),
     linkSigner: new LinkSigner(deps.jwtSecret),
     basicCache: new BasicAuthCache(),
+    deviceTokenCache: new BasicAuthCache(),
     throttle: new Throttle(deps.db, deps.config.throttle),
     accountCheck: new AccountCheck(deps),
     // Each probe reads its dependency when it runs: tests swap deps.blobs under a running app.

@@ -32,6 +32,11 @@ const OPDS_PUBLIC = [
   "GET /opds/cover/{userUUID}/{id}",
 ];
 /**
+ * Rows of §11 (readers' own apps) whose work order has not landed yet: each is pinned by a test
+ * that fails once the document has it, so the entry goes when the operation comes.
+ */
+const NOT_YET_BUILT = new Set(["GET /book/{id}/progress", "PUT /book/{id}/progress"]);
+/**
  * Where a later work order knowingly widens an API.md row: operation → the level the document
  * declares instead. Each entry is pinned by its own test, so no other drift can hide here.
  */
@@ -49,9 +54,10 @@ interface Row {
 }
 
 /**
- * The endpoint rows of API.md §5 (`| METHOD /path (alias …) | level | … |`, by subsection) and of
+ * The endpoint rows of API.md §5 (`| METHOD /path (alias …) | level | … |`, by subsection), of
  * §7, the shop's endpoints (section "Shop orders"; a level such as "public, signed" reads as its
- * first word).
+ * first word), and of §11, the readers' apps (by subsection; "user (a session token; …)" reads
+ * as "user").
  */
 function endpointRows(markdown: string): Row[] {
   if (!markdown.includes("\n## 5. Endpoints")) throw new Error("API.md has no §5 Endpoints");
@@ -64,7 +70,7 @@ function endpointRows(markdown: string): Row[] {
       chapter = heading[2]!.trim();
       section = chapter.startsWith("7.") ? SHOP_ORDERS : "";
     } else if (heading) section = heading[2]!.trim();
-    if (!chapter.startsWith("5.") && !chapter.startsWith("7.")) continue;
+    if (!chapter.startsWith("5.") && !chapter.startsWith("7.") && !chapter.startsWith("11.")) continue;
     const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)[^|]*\|\s*(\w+)[^|]*\|/.exec(line);
     if (row) rows.push({ operation: `${row[1]} ${row[2]}`, level: row[3]!, section });
   }
@@ -133,7 +139,9 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
   });
 
   test("every operation of API.md (before the print runs) is documented, at its level", () => {
-    const expected = rows.filter((row) => !row.section.startsWith(PRINT_RUNS));
+    const expected = rows.filter(
+      (row) => !row.section.startsWith(PRINT_RUNS) && !NOT_YET_BUILT.has(row.operation),
+    );
     const actual = expected.map((row) => {
       const level = documented.get(row.operation) ?? "(missing)";
       return { ...row, level: level === WIDENED_BY_LATER_ISSUE[row.operation] ? row.level : level };
@@ -154,8 +162,21 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
     expect(actual).toEqual(expected);
   });
 
-  test("the (method, path) set of the document is API.md §5's", () => {
-    expect([...documented.keys()].sort()).toEqual(rows.map((row) => row.operation).sort());
+  test("the (method, path) set of the document is API.md's", () => {
+    const built = rows.filter((row) => !NOT_YET_BUILT.has(row.operation));
+    expect([...documented.keys()].sort()).toEqual(built.map((row) => row.operation).sort());
+  });
+
+  test("§11's device tokens are read, and the operations not built yet are rows of API.md the document lacks", () => {
+    expect(rows).toContainEqual({
+      operation: "POST /authentication/device-token",
+      level: "user",
+      section: "Device tokens (app passwords)",
+    });
+    for (const operation of NOT_YET_BUILT) {
+      expect(rows.map((row) => row.operation)).toContain(operation);
+      expect(documented.has(operation)).toBe(false);
+    }
   });
 
   test("the document and Swagger UI are operations; their aliases answer but are not", async () => {

@@ -104,6 +104,17 @@ describe("OPDS catalogs", () => {
 
   const get = (path: string, headers: Record<string, string> = auth) => t.call("GET", path, { headers });
 
+  /** What a reading app sends: HTTP Basic with the e-mail and a device token of `scopes`. */
+  async function deviceToken(user: Caller, scopes = ["opds"]): Promise<string> {
+    const response = await t.call("POST", "/authentication/device-token", {
+      token: user.token,
+      json: { name: "KOReader", password: TEST_PASSWORD, scopes },
+    });
+    if (response.status !== 201) throw new Error(`device token: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { token: string }).token;
+  }
+  const appAuth = async (user: Caller) => ({ Authorization: basic(user.email, await deviceToken(user)) });
+
   async function book(fields: Record<string, unknown>): Promise<number> {
     const response = await t.call("POST", "/book", { token: admin.token, json: fields });
     return (await bodyAs(response, Book)).id;
@@ -169,7 +180,7 @@ describe("OPDS catalogs", () => {
     t = await createTestApp();
     admin = await t.admin();
     reader = await t.user();
-    auth = { Authorization: basic(reader.email) };
+    auth = await appAuth(reader);
     const titles = [
       { title: "Plain Title", author: "Ann Author", language: "en" },
       { title: "Ærøskøbing – Gärten des Südens 書", author: "Jürgen Ößwald", language: "de-DE" },
@@ -305,7 +316,7 @@ describe("OPDS catalogs", () => {
 
     test("empty: a reader without books gets valid feeds with no entries", async () => {
       const nobody = await t.user();
-      const headers = { Authorization: basic(nobody.email) };
+      const headers = await appAuth(nobody);
       const text = await (await get("/opds/shelf", headers)).text();
       checkAtomFeed(text, "acquisition");
       const { opds1, opds2 } = readOpds1(text);
@@ -328,7 +339,7 @@ describe("OPDS catalogs", () => {
 
     test("paged by 50 with RFC 5005 links, in both formats, read by r2-opds-js and the schemas", async () => {
       const shelver = await t.user();
-      const headers = { Authorization: basic(shelver.email) };
+      const headers = await appAuth(shelver);
       const ids = await bulkShelf(shelver, 105, "Paged");
       const newestFirst = ids.toReversed().map((id) => `urn:bookdist:book:${id}`);
       const expected = [
@@ -386,7 +397,7 @@ describe("OPDS catalogs", () => {
   describe("Recently updated", () => {
     test("the held books whose newest version changed in 90 days, most recent first, in both formats", async () => {
       const user = await t.user();
-      const headers = { Authorization: basic(user.email) };
+      const headers = await appAuth(user);
       const ids = await bulkShelf(user, 4, "Recent");
       const { db } = t.deps;
       const now = t.clock.now().getTime();
@@ -450,7 +461,7 @@ describe("OPDS catalogs", () => {
       await expectProblem(await get("/opds/search"), 400, "VALIDATION_FAILED");
       await expectProblem(await get("/opds/v2/search?q=%20%20"), 400, "VALIDATION_FAILED");
       const searcher = await t.user();
-      const headers = { Authorization: basic(searcher.email) };
+      const headers = await appAuth(searcher);
       await bulkShelf(searcher, 60, "Findable");
       const feed = (await jsonOf(await get("/opds/v2/search?q=findable", headers))) as Opds2Feed;
       expectValidOpds2(feed);
@@ -495,9 +506,27 @@ describe("OPDS catalogs", () => {
       expect(published.status).toBe(200);
       expect(published.headers.get("content-type")).toBe(AUTH_DOC);
       expect(await jsonOf(published)).toEqual(document);
-      const retry = await get("/opds", { Authorization: basic(reader.email) });
+      const retry = await get("/opds", auth);
       expect(retry.status).toBe(200);
       checkAtomFeed(await retry.text(), "navigation");
+      // The account's own password works as HTTP Basic does everywhere (scripts).
+      expect((await get("/opds", { Authorization: basic(reader.email) })).status).toBe(200);
+      // A device token without the opds scope, or a revoked one, is refused with the same challenge.
+      const syncOnly = basic(reader.email, await deviceToken(reader, ["sync"]));
+      await expectChallenge(await t.call("GET", "/opds/v2/shelf", { headers: { Authorization: syncOnly } }));
+      const revoked = await t.call("POST", "/authentication/device-token", {
+        token: reader.token,
+        json: { name: "Thorium", password: TEST_PASSWORD, scopes: ["opds"] },
+      });
+      const { id, token } = (await revoked.json()) as { id: number; token: string };
+      const withRevoked = { Authorization: basic(reader.email, token) };
+      expect((await get("/opds/v2/shelf", withRevoked)).status).toBe(200);
+      expect(
+        (await t.call("DELETE", `/authentication/device-token/${id}`, { token: reader.token })).status,
+      ).toBe(200);
+      await expectChallenge(await get("/opds/v2/shelf", withRevoked));
+      // A device token is good only on its scopes' operations: not on the JSON API.
+      await expectProblem(await get("/book/my-books"), 401, "AUTHENTICATION_FAILED");
       // Wrong credentials: the same challenge, on every feed of both formats.
       for (const path of ["/opds/shelf", "/opds/v2/recent", "/opds/v2/search?q=x", "/opds/search.xml"]) {
         await expectChallenge(
@@ -583,7 +612,7 @@ describe("OPDS catalogs", () => {
   describe("EPUBs", () => {
     test("an EPUB is offered and served as application/epub+zip, named '<author> - <title>.epub' (RFC 6266 filename*)", async () => {
       const user = await t.user();
-      const headers = { Authorization: basic(user.email) };
+      const headers = await appAuth(user);
       const id = await book({ title: "Die Gärten", author: "Jürgen Ößwald" });
       const epub = buildEpub("unicode");
       await versionWithFile(id, 1, epub);
@@ -665,7 +694,7 @@ describe("OPDS catalogs", () => {
 
     test("bound to the exact file, and to the entitlement at download time", async () => {
       const user = await t.user();
-      const headers = { Authorization: basic(user.email) };
+      const headers = await appAuth(user);
       const id = await book({ title: "Replaced" });
       await versionWithFile(id, 1, makeZip({ "a.txt": "first" }));
       const activationId = await activate(id, user);

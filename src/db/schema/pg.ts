@@ -228,6 +228,46 @@ export const userSession = pgTable(
   (t) => [index("user_session_user_idx").on(t.userUuid), index("user_session_expires_idx").on(t.expiresAt)],
 );
 
+// Device tokens (app passwords, README "Reading apps"): HTTP Basic passwords for reading apps,
+// good only on the operations of their scopes. Only digests of a token are kept. An ended token
+// (revoked_at set, or past expires_at) stays 30 days, then the cleanup job deletes it; the live
+// ones of a user are found by device_token_user_idx.
+export const deviceToken = pgTable(
+  "device_token",
+  {
+    id: id(),
+    userUuid: text("user_uuid").notNull(),
+    // The store's id of the account the token was made for: another account under the same uuid
+    // (a restored shop) ends the token, as it ends a session.
+    storeUserId: text("store_user_id").notNull(),
+    name: text("name").notNull(),
+    /** The token's first 8 characters (DeviceToken.prefix), to tell tokens apart in a list. */
+    prefix: text("prefix").notNull(),
+    sha256: text("sha256").notNull(),
+    /** SHA-256 of the token's lower-case hex MD5: what KOReader's progress sync can be checked by. */
+    md5Sha256: text("md5_sha256").notNull(),
+    /** Comma-separated, from opds, sync, entitlements. */
+    scopes: text("scopes").notNull(),
+    // A keyed digest of the account's password hash when the token was made (as user_session's):
+    // a changed password ends the token.
+    passwordStamp: text("password_stamp").notNull(),
+    createdAt: time("created_at").notNull(),
+    lastUsedAt: time("last_used_at"),
+    expiresAt: time("expires_at"),
+    revokedAt: time("revoked_at"),
+    // When the store was last asked about the account (at most a minute ago for a token in use).
+    checkedAt: time("checked_at").notNull().default(sql`'epoch'`),
+  },
+  (t) => [
+    uniqueIndex("device_token_sha256_uq").on(t.sha256),
+    uniqueIndex("device_token_md5_sha256_uq").on(t.md5Sha256),
+    index("device_token_user_idx").on(t.userUuid),
+    // The cleanup job finds ended tokens by these (jobs/session-cleanup.ts).
+    index("device_token_revoked_idx").on(t.revokedAt),
+    index("device_token_expires_idx").on(t.expiresAt),
+  ],
+);
+
 // Admins an operator granted with `bun run admin grant`, beside the store's own administrators.
 export const adminGrant = pgTable("admin_grant", {
   userUuid: text("user_uuid").primaryKey(),
@@ -406,6 +446,7 @@ export const tables = {
   activation,
   apk,
   userSession,
+  deviceToken,
   adminGrant,
   storeUserLink,
   storeUser,

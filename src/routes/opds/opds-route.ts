@@ -1,4 +1,5 @@
-// An OPDS operation: the `user` level (HTTP Basic, which every reading app speaks), and instead of
+// An OPDS operation: the `user` level with the `opds` device-token scope (HTTP Basic, which every
+// reading app speaks, with a device token as the password), and instead of
 // the API's problem+json a 401 that reading apps understand (README, Reading apps): a Basic
 // challenge, the OPDS Authentication Document as the body and a Link to it.
 import type { MiddlewareHandler } from "hono";
@@ -64,10 +65,14 @@ const challenge: MiddlewareHandler<AppBindings> = async (c, next) => {
   c.res = new Response(body, { status: 401, headers });
 };
 
-/** defineRoute at the `user` level, with the OPDS challenge as its 401. */
+/**
+ * defineRoute at the `user` level with the `opds` device-token scope (a reading app signs in with a
+ * device token, README "Reading apps"), and the OPDS challenge as its 401.
+ */
 export function opdsRoute<const S extends RouteSpec>(spec: S) {
   const route = defineRoute("user", {
     ...spec,
+    scope: "opds",
     responses: { ...spec.responses, 401: challengeResponse },
   });
   route.middleware.unshift(challenge);
