@@ -70,6 +70,10 @@ const apiTags = [
   { name: "APK", description: "The bookapp and launcher packages for devices" },
   { name: "Service", description: "Health, OpenAPI document, Swagger UI" },
   { name: "Shop", description: "WooCommerce orders grant books (API.md §7; SHOP_ORDERS=on)" },
+  {
+    name: "OPDS",
+    description: "Catalogs for reading apps: OPDS 1.2 (Atom) and 2.0 (JSON), signed file links",
+  },
 ];
 
 const OpenApiDocument = z

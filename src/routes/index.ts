@@ -5,6 +5,7 @@ import { authenticationRouter } from "./authentication";
 import { bookVersionsRouter } from "./book-versions";
 import { booksRouter } from "./books";
 import { deviceTokensRouter } from "./device-tokens";
+import { opdsRouter } from "./opds";
 import { qrCodeBatchesRouter } from "./qr-code-batches";
 import { qrCodesRouter } from "./qr-codes";
 import { readerRouter } from "./reader";
@@ -34,4 +35,5 @@ export const routerSections: readonly (readonly Router[])[] = [
   [qrCodesRouter],
   [shopProductsRouter],
   [shopRouter],
+  [opdsRouter],
 ];

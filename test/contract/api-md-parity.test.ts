@@ -18,6 +18,20 @@ const ALIASES = ["GET /openapi.json", "GET /swagger-ui.html", "GET /swagger-ui/i
 const PRINT_RUNS = "Print runs and device updates";
 const SHOP_ORDERS = "Shop orders";
 /**
+ * §11's OPDS catalogs are prose, not a table: they name `GET /opds`, `/opds/v2`,
+ * `/opds/search.xml` and `GET /opds/auth` and leave the feeds' and signed files' paths to the code
+ * (parallel in /opds/... and /opds/v2/...). Every operation under /opds is read as listed there,
+ * at the level its own test below pins.
+ */
+const OPDS_CATALOGS = "OPDS catalogs";
+const OPDS_NAMED = ["GET /opds", "GET /opds/v2", "GET /opds/search.xml", "GET /opds/auth"];
+/** The catalog's public operations: its authentication document and the signed file links. */
+const OPDS_PUBLIC = [
+  "GET /opds/auth",
+  "GET /opds/download/{userUUID}/{id}",
+  "GET /opds/cover/{userUUID}/{id}",
+];
+/**
  * Rows of §11 (readers' own apps) whose work order has not landed yet: each is pinned by a test
  * that fails once the document has it, so the entry goes when the operation comes.
  */
@@ -67,6 +81,7 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
   let t: TestApp;
   let documented: Map<string, string>;
   let rows: Row[];
+  let opdsSection: string;
   beforeAll(async () => {
     t = await createTestApp();
     const doc = (await jsonOf(await t.call("GET", "/v3/api-docs"))) as {
@@ -79,7 +94,14 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
         ),
       ),
     );
-    rows = endpointRows(await Bun.file(API_MD).text());
+    const markdown = await Bun.file(API_MD).text();
+    rows = endpointRows(markdown);
+    opdsSection = markdown.split(`### ${OPDS_CATALOGS}`)[1]?.split("\n### ")[0] ?? "";
+    if (opdsSection !== "") {
+      for (const [operation, level] of documented) {
+        if (operation.startsWith("GET /opds")) rows.push({ operation, level, section: OPDS_CATALOGS });
+      }
+    }
   });
   afterAll(() => t.close());
 
@@ -94,6 +116,21 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
     expect(new Set(rows.map((row) => row.operation)).size).toBe(rows.length);
     expect(rows).toContainEqual({ operation: "POST /shop/webhook", level: "public", section: SHOP_ORDERS });
     expect(rows).toContainEqual({ operation: "GET /shop-product", level: "admin", section: SHOP_ORDERS });
+  });
+
+  test(`the ${OPDS_CATALOGS} of §11: the operations it names are documented, feeds for users, files and the auth document public`, () => {
+    expect(opdsSection).not.toBe("");
+    for (const operation of OPDS_NAMED) {
+      expect(opdsSection).toContain(operation.slice(4));
+      expect(documented.has(operation)).toBe(true);
+    }
+    const opds = rows.filter((row) => row.section === OPDS_CATALOGS);
+    expect(opds.length).toBeGreaterThan(OPDS_NAMED.length);
+    for (const row of opds)
+      expect([row.operation, row.level]).toEqual([
+        row.operation,
+        OPDS_PUBLIC.includes(row.operation) ? "public" : "user",
+      ]);
   });
 
   test("the document has no operation that API.md does not list", () => {

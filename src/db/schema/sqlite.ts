@@ -73,6 +73,9 @@ export const bookVersion = sqliteTable(
     index("book_version_book_idx").on(t.bookId),
     index("book_version_version_code_idx").on(t.versionCode),
     index("book_version_created_at_idx").on(t.createdAt),
+    // A book's newest version (the highest code with an archive) in one seek, for every row of a
+    // shelf or an OPDS feed (repositories/activations.ts isNewestVersion).
+    index("book_version_newest_idx").on(t.bookId, t.versionCode).where(sql`${t.archiveSha256} IS NOT NULL`),
   ],
 );
 
@@ -151,6 +154,9 @@ export const activation = sqliteTable(
     index("activation_book_idx").on(t.bookId),
     index("activation_qr_code_idx").on(t.qrCodeId),
     index("activation_created_at_idx").on(t.createdAt),
+    // One reader's shelf newest first, read in order and cut at its page: My books and its OPDS
+    // feed cost their page, not the reader's every book.
+    index("activation_user_created_at_idx").on(t.userUuid, t.createdAt),
   ],
 );
 
