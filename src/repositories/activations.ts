@@ -542,14 +542,16 @@ function filteredCatalogPage(
   );
   // Ties: of two changed at one instant, the higher book id; of two activations, the later one.
   const tieBreak = recent ? found.bookId : found.activationId;
-  const page = db.orm.$with("page").as(
-    db.orm
-      .select({ activationId: found.activationId, bookId: found.bookId, orderedAt: found.orderedAt })
-      .from(found)
-      .orderBy(desc(found.orderedAt), desc(tieBreak))
-      .limit(slice.limit)
-      .offset(slice.offset),
-  );
+  const page = db.orm
+    .$with("page")
+    .as(
+      db.orm
+        .select({ activationId: found.activationId, bookId: found.bookId, orderedAt: found.orderedAt })
+        .from(found)
+        .orderBy(desc(found.orderedAt), desc(tieBreak))
+        .limit(slice.limit)
+        .offset(slice.offset),
+    );
   return db.orm
     .with(found, page)
     .select({ ...heldBookSelection(db), total: sql<number>`(SELECT count(*) FROM ${found})` })
