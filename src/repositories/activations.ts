@@ -455,8 +455,9 @@ export interface CatalogRows {
  * most, never the catalogue's:
  * - the shelf (newest activation first) walks activation_user_created_at_idx in order and stops
  *   at the page, and its total is a count of the reader's activations with one index seek each;
- * - "changed since" and a search must look at every held book to order or to filter: that set
- *   is found once (filteredCatalogPage), and the page and its total both come from it.
+ * - "changed since" finds its set once (recentCatalogPage), the page and its total from it;
+ * - a search must look at every held book to filter, so the page and its total come from that
+ *   one pass (`count(*) OVER ()`); only a page past the end asks for the total again.
  */
 export async function readCatalogPage(
   db: Database,
@@ -465,90 +466,80 @@ export async function readCatalogPage(
   slice: { limit: number; offset: number },
 ): Promise<CatalogRows> {
   const { activation, book, bookVersion } = db.tables;
-  if (filter.changedSince !== undefined || filter.search !== undefined) {
-    const counted = await filteredCatalogPage(db, userUuid, filter, slice);
-    const rows = counted.map(({ activation: a, book: b, newestVersion }) => ({
-      activation: a,
-      book: b,
-      newestVersion: newestVersion!,
-    }));
-    if (counted.length > 0) return { rows, total: Number(counted[0]!.total) };
-    return { rows: [], total: slice.offset === 0 ? 0 : await countCatalogBooks(db, userUuid, filter) };
+  const shelf = filter.changedSince === undefined && filter.search === undefined;
+  // The shelf's walk in index order stops at its page only without a window over the whole feed.
+  const total = shelf ? sql<number>`0` : sql<number>`count(*) OVER ()`;
+  const read = () =>
+    filter.changedSince !== undefined
+      ? recentCatalogPage(db, userUuid, filter.changedSince, slice)
+      : db.orm
+          .select({ ...heldBookSelection(db), total })
+          .from(activation)
+          .innerJoin(book, eq(book.id, activation.bookId))
+          .leftJoin(bookVersion, isNewestVersion(db))
+          .where(catalogWhere(db, userUuid, filter))
+          .orderBy(desc(activation.createdAt), desc(activation.id))
+          .limit(slice.limit)
+          .offset(slice.offset);
+  const withoutTotal = (counted: Awaited<ReturnType<typeof read>>): HeldBookRow[] =>
+    counted.map(({ activation: a, book: b, newestVersion }) => ({ activation: a, book: b, newestVersion }));
+  if (shelf) {
+    const [counted, count] = await Promise.all([read(), countCatalogBooks(db, userUuid, filter)]);
+    return { rows: withoutTotal(counted), total: count };
   }
-  const read = db.orm
-    .select(heldBookSelection(db))
-    .from(activation)
-    .innerJoin(book, eq(book.id, activation.bookId))
-    .leftJoin(bookVersion, isNewestVersion(db))
-    .where(catalogWhere(db, userUuid, filter))
-    .orderBy(desc(activation.createdAt), desc(activation.id))
-    .limit(slice.limit)
-    .offset(slice.offset);
-  const [rows, total] = await Promise.all([read, countCatalogBooks(db, userUuid, filter)]);
-  return { rows, total };
+  const counted = await read();
+  if (counted.length > 0) return { rows: withoutTotal(counted), total: Number(counted[0]!.total) };
+  return { rows: [], total: slice.offset === 0 ? 0 : await countCatalogBooks(db, userUuid, filter) };
 }
 
 /**
- * Recently updated and a search, in one statement: the CTE `found` holds the keys of every held
- * book the feed shows, `page` the page's keys in the feed's order, and only those rows are joined
- * to their activation, book and newest version. `found` is read twice (the page and the total),
- * so Postgres computes it once and plans it as a whole set: a `count(*) OVER ()` under the LIMIT
- * let its planner cost the join as if it stopped at the page, and pick a walk of the catalogue.
- * - "changed since" starts from the versions with an archive changed since then
- *   (book_version_changed_idx, a range), keeps those that are their book's newest (one seek of
- *   book_version_newest_idx) and that the reader holds (activation_user_book_uq);
- * - a search starts from the reader's activations joined to their books and keeps those whose
- *   title or author matches and that have a file.
+ * Recently updated in one statement: the CTE `found` holds the keys of every held book whose
+ * newest version changed since `since`, `page` the page's keys (most recently changed first; of
+ * two changed at one instant, the higher book id), and only those rows are joined to their
+ * activation, book and newest version. `found` is read twice (the page and the total), so
+ * Postgres computes it once and plans it as a whole set: a `count(*) OVER ()` under the LIMIT let
+ * its planner cost the join as if it stopped at the page, and pick a hash join over sequential
+ * scans of book and book_version. It starts from the versions with an archive changed since then
+ * (book_version_changed_idx, a range) or from the reader's activations, whichever the planner
+ * finds cheaper, and keeps a version only if it is its book's newest (one seek of
+ * book_version_newest_idx) and the reader holds the book (activation_user_book_uq).
  */
-function filteredCatalogPage(
+function recentCatalogPage(
   db: Database,
   userUuid: string,
-  filter: CatalogFilter,
+  since: Date,
   slice: { limit: number; offset: number },
 ) {
   const { activation, book, bookVersion } = db.tables;
-  const recent = filter.changedSince !== undefined;
   const found = db.orm.$with("found").as(
-    recent
-      ? db.orm
-          .select({
-            activationId: sql<number>`${activation.id}`.as("held_activation_id"),
-            bookId: sql<number>`${bookVersion.bookId}`.as("held_book_id"),
-            orderedAt: sql`${bookVersion.updatedAt}`.as("held_ordered_at"),
-          })
-          .from(bookVersion)
-          .innerJoin(
-            activation,
-            and(eq(activation.bookId, bookVersion.bookId), eq(activation.userUuid, userUuid)),
-          )
-          .where(
-            and(
-              isNotNull(bookVersion.archiveSha256),
-              gte(bookVersion.updatedAt, filter.changedSince!),
-              // A scalar subquery, not NOT EXISTS: Postgres keeps it a seek per changed version
-              // rather than an anti-join against every book's versions.
-              sql`${bookVersion.versionCode} = (SELECT max(newer.version_code) FROM book_version newer WHERE newer.book_id = ${bookVersion.bookId} AND newer.archive_sha256 IS NOT NULL)`,
-            ),
-          )
-      : db.orm
-          .select({
-            activationId: sql<number>`${activation.id}`.as("held_activation_id"),
-            bookId: sql<number>`${activation.bookId}`.as("held_book_id"),
-            orderedAt: sql`${activation.createdAt}`.as("held_ordered_at"),
-          })
-          .from(activation)
-          .innerJoin(book, eq(book.id, activation.bookId))
-          .where(and(eq(activation.userUuid, userUuid), searchWhere(db, filter), hasFile(db))),
+    db.orm
+      .select({
+        activationId: sql<number>`${activation.id}`.as("held_activation_id"),
+        bookId: sql<number>`${bookVersion.bookId}`.as("held_book_id"),
+        changedAt: sql`${bookVersion.updatedAt}`.as("held_changed_at"),
+      })
+      .from(bookVersion)
+      .innerJoin(
+        activation,
+        and(eq(activation.bookId, bookVersion.bookId), eq(activation.userUuid, userUuid)),
+      )
+      .where(
+        and(
+          isNotNull(bookVersion.archiveSha256),
+          gte(bookVersion.updatedAt, since),
+          // A scalar subquery, not NOT EXISTS: Postgres keeps it a seek per changed version
+          // rather than an anti-join against every book's versions.
+          sql`${bookVersion.versionCode} = (SELECT max(newer.version_code) FROM book_version newer WHERE newer.book_id = ${bookVersion.bookId} AND newer.archive_sha256 IS NOT NULL)`,
+        ),
+      ),
   );
-  // Ties: of two changed at one instant, the higher book id; of two activations, the later one.
-  const tieBreak = recent ? found.bookId : found.activationId;
   const page = db.orm
     .$with("page")
     .as(
       db.orm
-        .select({ activationId: found.activationId, bookId: found.bookId, orderedAt: found.orderedAt })
+        .select({ activationId: found.activationId, bookId: found.bookId, changedAt: found.changedAt })
         .from(found)
-        .orderBy(desc(found.orderedAt), desc(tieBreak))
+        .orderBy(desc(found.changedAt), desc(found.bookId))
         .limit(slice.limit)
         .offset(slice.offset),
     );
@@ -558,8 +549,8 @@ function filteredCatalogPage(
     .from(page)
     .innerJoin(activation, eq(activation.id, page.activationId))
     .innerJoin(book, eq(book.id, page.bookId))
-    .innerJoin(bookVersion, isNewestVersion(db))
-    .orderBy(desc(page.orderedAt), desc(recent ? page.bookId : page.activationId));
+    .leftJoin(bookVersion, isNewestVersion(db))
+    .orderBy(desc(page.changedAt), desc(page.bookId));
 }
 
 /** The book of the activation has a version with an archive (book_version_newest_idx: one seek). */

@@ -78,23 +78,46 @@ describe.if(onlyIn(testDialect === "postgres", "needs TEST_DATABASE_URL: Postgre
       await database?.drop();
     });
 
+    /**
+     * The statement's plan for these values, and its generic plan: the app's driver prepares each
+     * statement once per connection, and after a few runs Postgres may keep one plan for any values.
+     */
+    async function plansOf(sql: string, params: unknown[]): Promise<string[][]> {
+      const lines = (rows: { "QUERY PLAN": string }[]) => rows.map((row) => row["QUERY PLAN"]);
+      const custom = lines(await client.unsafe(`EXPLAIN ${sql}`, params));
+      const literal = (value: unknown) =>
+        typeof value === "number"
+          ? String(value)
+          : `'${(value instanceof Date ? value.toISOString() : String(value)).replace(/'/g, "''")}'`;
+      const generic = await client.begin(async (tx) => {
+        await tx.unsafe("SET LOCAL plan_cache_mode = force_generic_plan");
+        await tx.unsafe(`PREPARE opds_plan AS ${sql}`);
+        const rows = await tx.unsafe(`EXPLAIN EXECUTE opds_plan(${params.map(literal).join(", ")})`);
+        await tx.unsafe("DEALLOCATE opds_plan");
+        return lines(rows);
+      });
+      return [custom, generic];
+    }
+
     const since = () => new Date(Date.now() - 90 * 24 * 60 * 60 * 1000);
     for (const [name, filter, total, index] of [
       ["Recently updated", () => ({ changedSince: since() }), HELD / 5, "book_version_changed_idx"],
       ["a search", () => ({ search: "Author 7" }), undefined, "activation_user_"],
     ] as const) {
-      test(`${name}: page 0 and its total from one set, no table read whole`, async () => {
+      test(`${name}: page 0 and its total without reading activation or book_version whole`, async () => {
         caught = [];
         const page = await readCatalogPage(db, READER, filter(), { limit: 50, offset: 0 });
         expect(page.rows).toHaveLength(50);
         if (total !== undefined) expect(page.total).toBe(total);
         expect(caught).toHaveLength(1);
         const { sql, params } = caught[0]!;
-        const rows: { "QUERY PLAN": string }[] = await client.unsafe(`EXPLAIN ${sql}`, params);
-        const plan = rows.map((row) => row["QUERY PLAN"]);
-        expect(plan.filter((line) => /CTE Scan on found/.test(line))).toHaveLength(2);
-        expect(plan.some((line) => line.includes(index))).toBe(true);
-        expect(plan.filter((line) => /Seq Scan on (activation|book_version)\b/.test(line))).toEqual([]);
+        for (const plan of await plansOf(sql, params)) {
+          // Recently updated finds its set once, for the page and the total.
+          if (total !== undefined)
+            expect(plan.filter((line) => /CTE Scan on found/.test(line))).toHaveLength(2);
+          expect(plan.some((line) => line.includes(index))).toBe(true);
+          expect(plan.filter((line) => /Seq Scan on (activation|book_version)\b/.test(line))).toEqual([]);
+        }
       });
     }
   },

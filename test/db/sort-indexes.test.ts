@@ -152,14 +152,14 @@ describe(`every documented sort field has an index (${testDialect})`, () => {
     }
   });
 
-  // Recently updated and a search find their set once (a CTE that the page and the total both
-  // read), and the set of Recently updated starts from the versions changed in its window.
+  // Recently updated finds its set once (a CTE that the page and the total both read), from the
+  // versions changed in its window; a search reads the reader's activations.
   const since = new Date(Date.UTC(2026, 0, 1));
   for (const [name, filter, index] of [
     ["Recently updated", { changedSince: since }, "book_version_changed_idx"],
     ["a search", { search: "tolkien" }, "activation_user_"],
   ] as const) {
-    test(`the OPDS feed of ${name}: page 0 and its total from one set, found by index`, async () => {
+    test(`the OPDS feed of ${name}: page 0 and its total, found by index`, async () => {
       caught = [];
       await readCatalogPage(db, USER, filter, { limit: 50, offset: 0 });
       expect(caught).toHaveLength(1);
@@ -169,7 +169,9 @@ describe(`every documented sort field has an index (${testDialect})`, () => {
         expect(plan.some((line) => line.includes("activation_user_"))).toBe(true);
         expect(plan.filter((line) => /^SCAN (activation|book|book_version)\b/.test(line))).toEqual([]);
       } else {
-        expect(plan.filter((line) => /CTE Scan on found/.test(line))).toHaveLength(2);
+        if ("changedSince" in filter) {
+          expect(plan.filter((line) => /CTE Scan on found/.test(line))).toHaveLength(2);
+        }
         expect(plan.some((line) => line.includes(index))).toBe(true);
         expect(plan.filter((line) => /Seq Scan/.test(line))).toEqual([]);
       }
