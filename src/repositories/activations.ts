@@ -17,6 +17,7 @@ import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { countRows, deleteById, findById, listRows, updateById } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
 import type { ListWindow } from "../lib/list-window";
+import { recordActivationEnds } from "./activation-ends";
 import type { BookVersionRow } from "./book-versions";
 import type { BookRow, BookSortField } from "./books";
 
@@ -179,8 +180,12 @@ export async function deleteShopActivation(
   const deleted = await tx.orm
     .delete(activation)
     .where(and(ours, isNull(activation.qrCodeId)))
-    .returning({ id: activation.id });
-  if (deleted.length === 1) return "deleted";
+    .returning({ id: activation.id, userUuid: activation.userUuid, bookId: activation.bookId });
+  if (deleted.length === 1) {
+    // The revocations feed of offline entitlements (README "Offline entitlements").
+    await recordActivationEnds(tx, deleted, now);
+    return "deleted";
+  }
   const detached = await tx.orm
     .update(activation)
     .set({ shopOrderId: null, updatedAt: now })
@@ -399,4 +404,52 @@ export async function findBookWithActivation(
 ): Promise<BookWithActivationRow | undefined> {
   const [row] = await rowsOf(db, bookWithActivationStatement(db), { userUuid, bookId });
   return row;
+}
+
+/** What an offline-entitlements token says of one held book (README "Offline entitlements"). */
+export interface EntitledBookRow {
+  activationId: number;
+  bookId: number;
+  since: Date;
+  versionId: number | null;
+  versionCode: number | null;
+  sha256: string | null;
+}
+
+function entitledBookSelection({ tables: { activation, bookVersion } }: Database) {
+  return {
+    activationId: activation.id,
+    bookId: activation.bookId,
+    since: activation.createdAt,
+    versionId: bookVersion.id,
+    versionCode: bookVersion.versionCode,
+    sha256: bookVersion.archiveSha256,
+  };
+}
+
+/**
+ * Every book a user holds with its newest version's id, code and digest, by activation id: one
+ * prepared query over activation_user_book_uq, the newest version found by book_version's
+ * (book_id, version_code) index, as the shelf does — only the columns a token carries.
+ */
+const entitledBooksStatement = preparedPer((db) => {
+  const { activation, book, bookVersion } = db.tables;
+  const query = db.orm
+    .select(entitledBookSelection(db))
+    .from(activation)
+    .innerJoin(book, eq(book.id, activation.bookId))
+    .leftJoin(bookVersion, isNewestVersion(db))
+    .where(eq(activation.userUuid, sql.placeholder("userUuid")))
+    .orderBy(asc(activation.id))
+    .limit(sql.placeholder("limit"));
+  return prepareRows(query, "entitled_books", entitledBookSelection(db));
+});
+
+/** The user's held books for an entitlements token, at most `limit` (a bound the caller sets). */
+export async function listEntitledBooks(
+  db: Database,
+  userUuid: string,
+  limit: number,
+): Promise<EntitledBookRow[]> {
+  return rowsOf(db, entitledBooksStatement(db), { userUuid, limit });
 }

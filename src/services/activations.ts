@@ -5,6 +5,7 @@ import { assertOwner, type Principal } from "../auth/principal";
 import { withTransaction } from "../db/transaction";
 import type { ListWindow } from "../lib/list-window";
 import { AppError, type FieldError, validationFailed } from "../lib/problems";
+import { recordActivationEnds } from "../repositories/activation-ends";
 import * as activations from "../repositories/activations";
 import { findBook } from "../repositories/books";
 import { releaseActivation } from "../repositories/qr-codes";
@@ -114,6 +115,8 @@ export async function removeActivation(
   return withTransaction(db, async (tx) => {
     const deleted = found(await activations.deleteActivation(tx, id), `Activation ${id}`);
     if (deleted.qrCodeId !== null) await releaseActivation(tx, deleted.qrCodeId, now);
+    // The revocations feed of offline entitlements (README "Offline entitlements").
+    await recordActivationEnds(tx, [deleted], now);
     return deleted;
   });
 }
