@@ -39,8 +39,18 @@ describe("the OpenAPI document", () => {
     expect(validator.version).toBe("3.1");
   });
 
-  test("declares the device-token scheme only once an operation takes it; with one, still valid 3.1", async () => {
-    expect(doc.components.securitySchemes.deviceTokenAuth).toBeUndefined();
+  test("declares the device-token scheme once an operation takes it; with the probes too, still valid 3.1", async () => {
+    // getEntitlements (README "Offline entitlements") takes the `entitlements` scope.
+    const entitlements = (
+      doc.paths as Record<string, Record<string, { security?: unknown[]; "x-device-token-scope"?: string }>>
+    )["/authentication/entitlements"]!.get!;
+    expect(entitlements["x-device-token-scope"]).toBe("entitlements");
+    expect(entitlements.security).toEqual([
+      { deviceTokenAuth: ["entitlements"] },
+      { basicAuth: [] },
+      { bearerAuth: [] },
+    ]);
+    expect(doc.components.securitySchemes.deviceTokenAuth).toMatchObject({ type: "http", scheme: "basic" });
     const probe = await createTestApp({ scopeProbe: true });
     try {
       const withScopes = (await jsonOf(await probe.call("GET", "/v3/api-docs"))) as OpenApiDocument & {

@@ -4,6 +4,8 @@ import { requestDateTime, Timestamp } from "../../http/openapi";
 export const Entitlements = z
   .object({
     token: z.string().openapi({
+      example:
+        "eyJhbGciOiJFZERTQSIsInR5cCI6ImJvb2tkaXN0LWVudGl0bGVtZW50cytqd3QiLCJraWQiOiJrUHJLX3FteFZXYVlWQTl3d0JGNkl1bzN2Vnp6N1R4SENUd1hCeWdyUzRrIn0.eyJzdWIiOiIuLi4ifQ.c2ln",
       description:
         'Compact JWS, Ed25519 (`alg: "EdDSA"`, `typ: "bookdist-entitlements+jwt"`, `kid` the RFC 7638 thumbprint of its key in `/.well-known/jwks.json`). Claims: `iss`, `sub` (userUuid), `iat`, `nbf`, `exp` (iat + ENTITLEMENT_TTL) and `books: [{ id, activationId, since, newestVersion: null | { id, versionCode, sha256 } }]`, every book the caller holds.',
     }),
@@ -13,12 +15,18 @@ export const Entitlements = z
 
 export const EntitlementJwk = z
   .object({
-    kty: z.literal("OKP"),
-    crv: z.literal("Ed25519"),
-    x: z.string().openapi({ description: "The public key, base64url (RFC 8037)" }),
-    alg: z.literal("EdDSA"),
-    use: z.literal("sig"),
-    kid: z.string().openapi({ description: "RFC 7638 thumbprint of the key" }),
+    kty: z.literal("OKP").openapi({ example: "OKP" }),
+    crv: z.literal("Ed25519").openapi({ example: "Ed25519" }),
+    x: z.string().openapi({
+      description: "The public key, base64url (RFC 8037)",
+      example: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+    }),
+    alg: z.literal("EdDSA").openapi({ example: "EdDSA" }),
+    use: z.literal("sig").openapi({ example: "sig" }),
+    kid: z.string().openapi({
+      description: "RFC 7638 thumbprint of the key",
+      example: "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k",
+    }),
   })
   .openapi("EntitlementJwk");
 
@@ -39,5 +47,6 @@ export const RevocationsQuery = z.object({
   since: requestDateTime().openapi({
     param: { name: "since", in: "query", required: true },
     description: "RFC 3339 date-time: the activations that ended at or after it",
+    example: "2026-11-21T10:04:05.123Z",
   }),
 });
