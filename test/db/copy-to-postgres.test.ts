@@ -128,6 +128,11 @@ describe.if(withPostgres)("bun run db copy: SQLite into an empty Postgres databa
       json: { name: "KOReader", password: TEST_PASSWORD },
     });
     expect(deviceToken.status).toBe(201);
+    // An entitlements token makes the first signing key; an activation deleted leaves its record.
+    expect((await t.call("GET", "/authentication/entitlements", { token: reader.token })).status).toBe(200);
+    const second = await t.user();
+    const ended = await call("POST", "/activation", { bookId: book.id, userUuid: second.uuid });
+    expect((await t.call("DELETE", `/activation/${ended.id}`, { token: owner.token })).status).toBe(200);
     await call("POST", "/apk", { kind: "bookapp", versionCode: 1, versionName: "1.0" });
     await call("POST", "/shop-product", { bookId: book.id, productId: 1520 });
     const db = t.deps.db;
