@@ -430,15 +430,17 @@ function entitledBookSelection({ tables: { activation, bookVersion } }: Database
 /**
  * Every book a user holds with its newest version's id, code and digest, by activation id: one
  * prepared query over activation_user_book_uq, the newest version found by book_version's
- * (book_id, version_code) index, as the shelf does — only the columns a token carries.
+ * (book_id, version_code) index as the shelf finds it — only the columns a token carries.
  */
 const entitledBooksStatement = preparedPer((db) => {
-  const { activation, book, bookVersion } = db.tables;
+  const { activation, bookVersion } = db.tables;
+  // isNewestVersion's rule, keyed by the activation's book: no join of book (the foreign key
+  // keeps it there), one index probe per held book.
+  const newest = sql`${bookVersion.id} = (SELECT newer.id FROM book_version newer WHERE newer.book_id = ${activation.bookId} AND newer.archive_sha256 IS NOT NULL ORDER BY newer.version_code DESC LIMIT 1)`;
   const query = db.orm
     .select(entitledBookSelection(db))
     .from(activation)
-    .innerJoin(book, eq(book.id, activation.bookId))
-    .leftJoin(bookVersion, isNewestVersion(db))
+    .leftJoin(bookVersion, newest)
     .where(eq(activation.userUuid, sql.placeholder("userUuid")))
     .orderBy(asc(activation.id))
     .limit(sql.placeholder("limit"));

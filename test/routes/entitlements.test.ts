@@ -25,7 +25,11 @@ import { BookVersion } from "../../src/routes/book-versions/book-versions.schema
 import { Book } from "../../src/routes/books/books.schemas";
 import { CreatedDeviceToken } from "../../src/routes/device-tokens/device-tokens.schemas";
 import { Entitlements } from "../../src/routes/entitlements/entitlements.schemas";
-import { ENTITLEMENTS_JWS_TYPE, rotateEntitlementKey } from "../../src/services/entitlements";
+import {
+  ENTITLEMENTS_JWS_TYPE,
+  issueEntitlements,
+  rotateEntitlementKey,
+} from "../../src/services/entitlements";
 import { bodyAs, expectProblem } from "../helpers/responses";
 import { createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
 
@@ -380,6 +384,13 @@ describe("offline entitlements", () => {
         await jwtVerify(token, createLocalJWKSet(jwks), { currentDate: fresh.clock.now() });
       }
       expectNoPrivateKey(JSON.stringify([a, b, jwks]));
+      // A server with another JWT_SECRET (its sessions fail too) cannot sign with the stored key.
+      await expect(
+        issueEntitlements(
+          { ...fresh.deps, db: second.db, jwtSecret: "another-secret-that-is-long-enough-0123456789" },
+          { userUuid: reader.uuid },
+        ),
+      ).rejects.toBeInstanceOf(SealedKeyError);
       // The sealed half opens only under the secret it was sealed with.
       await unsealSigningKey(fresh.deps.jwtSecret, rows[0]!.kid, rows[0]!.privateKeyEncrypted);
       await expect(
