@@ -156,7 +156,7 @@ const EnvSchema = z
     SESSION_TTL: duration("30d"),
     // README "Offline entitlements": how long a token lives, and how long a rotated key is
     // published before it signs (apps fetch the JWKS meanwhile).
-    ENTITLEMENT_TTL: duration("30d", 60_000, "1m: a token is checked offline for its whole life"),
+    ENTITLEMENT_TTL: duration("30d", 60_000, "1m: a token must outlive its trip to the app"),
     ENTITLEMENT_KEY_OVERLAP: duration("1d"),
     SESSION_IDLE_TIMEOUT: duration(
       "14d",
