@@ -463,7 +463,9 @@ interface EntitledBookValues {
  * (bench/README.md, Offline entitlements). SQLite has no LATERAL and is fast with the subquery.
  */
 async function entitledBooksOnPostgres(db: Database, userUuid: string, limit: number) {
-  const orm = db.orm as unknown as { execute(query: SQL): Promise<EntitledBookValues[]> };
+  // Only the Postgres builder runs plain SQL this way; the guard says this is it.
+  const orm: unknown = db.orm;
+  if (!canExecute(orm)) throw new Error("a Postgres handle without execute()");
   const rows = await orm.execute(sql`
     SELECT a.id AS "activationId", a.book_id AS "bookId", a.created_at AS "since",
       v.id AS "versionId", v.version_code AS "versionCode", v.archive_sha256 AS "sha256"
@@ -485,6 +487,12 @@ async function entitledBooksOnPostgres(db: Database, userUuid: string, limit: nu
       versionCode: row.versionCode,
       sha256: row.sha256,
     }),
+  );
+}
+
+function canExecute(orm: unknown): orm is { execute(query: SQL): Promise<EntitledBookValues[]> } {
+  return (
+    typeof orm === "object" && orm !== null && typeof (orm as { execute?: unknown }).execute === "function"
   );
 }
 
