@@ -102,8 +102,16 @@ export async function replaceActivation(
 ): Promise<activations.ActivationRow> {
   await getActivation(db, id);
   await assertReferencesExist(db, store, input);
-  const updated = await activations.updateActivation(db, id, input, now).catch(duplicate(input));
-  return found(updated, `Activation ${id}`);
+  return withTransaction(db, async (tx) => {
+    const before = await getActivation(tx, id);
+    const updated = await activations.updateActivation(tx, id, input, now).catch(duplicate(input));
+    const after = found(updated, `Activation ${id}`);
+    // The previous holder lost that book: the revocations feed says so (README "Offline entitlements").
+    if (before.userUuid !== after.userUuid || before.bookId !== after.bookId) {
+      await recordActivationEnds(tx, [before], now);
+    }
+    return after;
+  });
 }
 
 /** Deletes the activation (the entitlement ends) and frees its slot on the code in one transaction. */

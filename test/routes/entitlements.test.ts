@@ -294,6 +294,21 @@ describe("offline entitlements", () => {
     expect(await feed(plusOne.replace(/\.\d{3}/, ".000"))).toHaveLength(1);
     expect(await feed(new Date(revokedAt.getTime() + 1).toISOString())).toEqual([]);
     expect(await feed(before.toISOString(), await t.user())).toEqual([]);
+    // An activation given to another reader (PUT) ended for its previous holder.
+    const moved = await activate(await book("Moved"), reader);
+    const heir = await t.user();
+    t.clock.advance(MINUTE);
+    const movedAt = t.clock.now();
+    const put = await call("PUT", `/activation/${moved.id}`, {
+      token: admin.token,
+      json: { bookId: moved.bookId, userUuid: heir.uuid },
+    });
+    expect(put.status).toBe(200);
+    expect(await feed(movedAt.toISOString())).toEqual([
+      { bookId: moved.bookId, activationId: moved.id, endedAt: movedAt.toISOString() },
+    ]);
+    expect(await feed(movedAt.toISOString(), heir)).toEqual([]);
+    expect(await ids()).toEqual([kept]);
     // `since` is required and must be RFC 3339.
     for (const query of ["", "?since=yesterday", "?since=2026-13-01T00:00:00Z"]) {
       await expectProblem(
@@ -307,11 +322,12 @@ describe("offline entitlements", () => {
     const { activationEnd } = t.deps.db.tables;
     const mine = () =>
       t.deps.db.orm.select().from(activationEnd).where(eq(activationEnd.userUuid, reader.uuid));
-    expect(await mine()).toHaveLength(2);
-    t.clock.advance(30 * DAY - MINUTE + 1);
+    expect(await mine()).toHaveLength(3);
+    // From the admin delete: 30 days and a millisecond later the first record goes, not the next.
+    t.clock.set(new Date(deletedAt.getTime() + 30 * DAY + 1));
     await cleanupSessions(t.deps);
-    expect((await mine()).map((row) => row.activationId)).toEqual([bought!.id]);
-    t.clock.advance(MINUTE);
+    expect((await mine()).map((row) => row.activationId)).toEqual([bought!.id, moved.id]);
+    t.clock.set(new Date(movedAt.getTime() + 30 * DAY + 1));
     await cleanupSessions(t.deps);
     expect(await mine()).toEqual([]);
   });
