@@ -89,6 +89,7 @@ export function attachArchive(
         archiveFilename: file.filename,
         archiveUploadedAt: now,
         ...archiveFormatFields(file.inspected.recognition),
+        archivePartialMd5: file.inspected.partialMd5,
       },
       now,
     ),

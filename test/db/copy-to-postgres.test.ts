@@ -35,6 +35,7 @@ function tableReads(db: Database) {
     apk: () => db.orm.select().from(t.apk).orderBy(t.apk.id),
     userSession: () => db.orm.select().from(t.userSession).orderBy(t.userSession.id),
     deviceToken: () => db.orm.select().from(t.deviceToken).orderBy(t.deviceToken.id),
+    readingProgress: () => db.orm.select().from(t.readingProgress).orderBy(t.readingProgress.id),
     adminGrant: () => db.orm.select().from(t.adminGrant).orderBy(t.adminGrant.userUuid),
     storeUserLink: () => db.orm.select().from(t.storeUserLink).orderBy(t.storeUserLink.uuid),
     storeUser: () => db.orm.select().from(t.storeUser).orderBy(t.storeUser.id),
