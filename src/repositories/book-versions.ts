@@ -215,10 +215,7 @@ export async function findHeldVersionByPartialMd5(
   const [row] = await db.orm
     .select({ id: bookVersion.id, bookId: bookVersion.bookId })
     .from(bookVersion)
-    .innerJoin(
-      activation,
-      and(eq(activation.bookId, bookVersion.bookId), eq(activation.userUuid, userUuid)),
-    )
+    .innerJoin(activation, and(eq(activation.bookId, bookVersion.bookId), eq(activation.userUuid, userUuid)))
     .where(eq(bookVersion.archivePartialMd5, partialMd5))
     .orderBy(desc(bookVersion.id))
     .limit(1);
