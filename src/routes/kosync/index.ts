@@ -77,6 +77,7 @@ function kosync(
   handler: (c: Context<AppBindings>) => Promise<Response>,
 ): (c: Context<AppBindings>) => Promise<Response> {
   return async (c) => {
+    c.set("exactContentType", true);
     try {
       return await handler(c);
     } catch (error) {
