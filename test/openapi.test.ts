@@ -40,7 +40,16 @@ describe("the OpenAPI document", () => {
   });
 
   test("declares the device-token scheme only once an operation takes it; with one, still valid 3.1", async () => {
-    expect(doc.components.securitySchemes.deviceTokenAuth).toBeUndefined();
+    // The reading-progress operations (scope `sync`) take device tokens: the real document has it.
+    const real = doc as OpenApiDocument & {
+      paths: Record<string, Record<string, { security?: unknown[]; "x-device-token-scope"?: string }>>;
+    };
+    expect(real.components.securitySchemes.deviceTokenAuth).toMatchObject({ type: "http", scheme: "basic" });
+    expect(real.paths["/book/{id}/progress"]!.put!.security).toEqual([
+      { deviceTokenAuth: ["sync"] },
+      { basicAuth: [] },
+      { bearerAuth: [] },
+    ]);
     const probe = await createTestApp({ scopeProbe: true });
     try {
       const withScopes = (await jsonOf(await probe.call("GET", "/v3/api-docs"))) as OpenApiDocument & {
