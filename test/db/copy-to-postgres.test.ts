@@ -127,6 +127,11 @@ describe.if(withPostgres)("bun run db copy: SQLite into an empty Postgres databa
       json: { name: "KOReader", password: TEST_PASSWORD },
     });
     expect(deviceToken.status).toBe(201);
+    const progress = await t.call("PUT", `/book/${book.id}/progress`, {
+      token: reader.token,
+      json: { percentage: 0.25, device: "Thorium", modified: "2026-11-21T09:00:00.000Z" },
+    });
+    expect(progress.status).toBe(200);
     await call("POST", "/apk", { kind: "bookapp", versionCode: 1, versionName: "1.0" });
     await call("POST", "/shop-product", { bookId: book.id, productId: 1520 });
     const db = t.deps.db;
