@@ -7,6 +7,7 @@ import type { Database } from "#db";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../lib/problems";
 import { findHeldVersionByPartialMd5 } from "../repositories/book-versions";
+import { isPartialMd5 } from "../storage/partial-md5";
 import {
   findReadingProgress,
   type ReadingProgressRow,
@@ -124,6 +125,8 @@ export async function pushKoreaderProgress(
   push: KoreaderPush,
   now: Date,
 ): Promise<boolean> {
+  // What is no partial MD5 names no version: no lookup.
+  if (!isPartialMd5(push.document)) return false;
   const version = await findHeldVersionByPartialMd5(db, principal.userUuid, push.document);
   if (!version) return false;
   const row = await upsertReadingProgress(db, {
@@ -148,7 +151,9 @@ export async function pullKoreaderProgress(
   principal: Principal,
   document: string,
 ): Promise<ReadingProgressRow | undefined> {
-  const version = await findHeldVersionByPartialMd5(db, principal.userUuid, document);
+  const digest = document.toLowerCase();
+  if (!isPartialMd5(digest)) return undefined;
+  const version = await findHeldVersionByPartialMd5(db, principal.userUuid, digest);
   if (!version) return undefined;
   return findReadingProgress(db, principal.userUuid, version.bookId);
 }
