@@ -7,12 +7,12 @@ import type { Database } from "#db";
 import type { Principal } from "../auth/principal";
 import { AppError } from "../lib/problems";
 import { findHeldVersionByPartialMd5 } from "../repositories/book-versions";
-import { isPartialMd5 } from "../storage/partial-md5";
 import {
   findReadingProgress,
   type ReadingProgressRow,
   upsertReadingProgress,
 } from "../repositories/reading-progress";
+import { isPartialMd5 } from "../storage/partial-md5";
 import { getBook } from "./books";
 import { assertEntitled } from "./entitlement";
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { Id, requestDateTime, singleLine, Timestamp, trimmed } from "../../http/openapi";
+import { Id, orNull, requestDateTime, singleLine, Timestamp, trimmed } from "../../http/openapi";
 import { koreaderOf, locatorOf, type ReadingProgressRow } from "../../services/reading-progress";
 
 const fraction = (description: string) => z.number().min(0).max(1).openapi({ description, example: 0.42 });
@@ -19,9 +19,9 @@ export const Locator = z
       .openapi({ description: "Other Readium location fields are not kept" }),
     text: z
       .object({
-        before: z.string().max(1000).optional(),
-        highlight: z.string().max(1000).optional(),
-        after: z.string().max(1000).optional(),
+        before: z.string().max(1000).optional().openapi({ example: "It was a " }),
+        highlight: z.string().max(1000).optional().openapi({ example: "dark and stormy" }),
+        after: z.string().max(1000).optional().openapi({ example: " night" }),
       })
       .optional(),
   })
@@ -30,16 +30,20 @@ export const Locator = z
 export const ReadingProgress = z
   .object({
     bookId: Id,
-    versionId: Id.nullable().openapi({
+    versionId: z.number().int().min(1).nullable().openapi({
       description: "The version KOReader read (found by its partial MD5); null for the API's writes",
+      example: 12,
     }),
     percentage: fraction("How far into the book, shared by every app"),
-    locator: Locator.nullable().openapi({ description: "null when the latest write was KOReader's" }),
+    locator: orNull(Locator, "null when the latest write was KOReader's"),
     koreader: z
       .object({
-        progress: z.string().openapi({ description: "KOReader's own position (opaque)" }),
-        device: z.string(),
-        deviceId: z.string(),
+        progress: z.string().openapi({
+          description: "KOReader's own position (opaque)",
+          example: "/body/DocFragment[12]/body/div/p[4]/text().83",
+        }),
+        device: z.string().openapi({ example: "Kobo Libra 2" }),
+        deviceId: z.string().openapi({ example: "0E5C7A3B1F2D4E6A8B9C0D1E2F3A4B5C" }),
       })
       .nullable()
       .openapi({ description: "null unless the latest write was KOReader's" }),
@@ -51,7 +55,7 @@ export const ReadingProgress = z
 export const ReadingProgressInput = z
   .object({
     percentage: fraction("How far into the book"),
-    locator: Locator.nullable().optional(),
+    locator: orNull(Locator).optional(),
     device: trimmed(100, 1).openapi({ example: "Thorium on the laptop" }),
     modified: requestDateTime().openapi({
       description: "When the position was taken; older than the stored one → 409",
