@@ -266,6 +266,16 @@ function tableCopies(): TableCopy[] {
       (r) => r.id,
       (tx, rows) => tx.insert(p.shopSyncState).values(rows),
     ),
+    table(
+      "audit_event",
+      t.auditEvent,
+      p.auditEvent,
+      t.auditEvent.id,
+      (orm, where) =>
+        orm.select().from(t.auditEvent).where(where).orderBy(asc(t.auditEvent.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.auditEvent).values(rows),
+    ),
   ];
 }
 
