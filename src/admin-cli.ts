@@ -17,6 +17,7 @@ import { forTerminal } from "./lib/control-characters";
 import { AppError } from "./lib/problems";
 import { isUuid } from "./lib/uuid";
 import { grantAdmin, listAdmins, revokeAdmin, UnknownUserError } from "./services/admin-grants";
+import { cliSource } from "./services/audit";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
 import type { StoreUser } from "./store/directory";
 import { openStore } from "./store/open-store";
@@ -58,10 +59,10 @@ const storeAdmin = (user: StoreUser | null) =>
 let exitCode = 0;
 try {
   if (command === "grant") {
-    const { user, changed } = await grantAdmin(deps, identifier!);
+    const { user, changed } = await grantAdmin(deps, cliSource, identifier!);
     console.log(`${changed ? "granted admin to" : "already granted:"} ${describe(user!)}`);
   } else if (command === "revoke") {
-    const { user, userUuid, changed } = await revokeAdmin(deps, identifier!);
+    const { user, userUuid, changed } = await revokeAdmin(deps, cliSource, identifier!);
     console.log(
       `${changed ? "revoked the admin grant of" : "had no admin grant:"} ${user ? describe(user) : userUuid}`,
     );

@@ -66,8 +66,17 @@ export function listRoute<
     returns: string;
   },
 ) {
-  const { list, sortFields, params, returns, description, errors = [], filters, defaultOrder, ...names } =
-    spec;
+  const {
+    list,
+    sortFields,
+    params,
+    returns,
+    description,
+    errors = [],
+    filters,
+    defaultOrder,
+    ...names
+  } = spec;
   const query = listQuery(sortFields, defaultOrder).extend((filters ?? {}) as Filters);
   return defineRoute(level, {
     ...names,

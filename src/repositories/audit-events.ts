@@ -35,7 +35,8 @@ const AFTER_DOT = String.fromCharCode(".".charCodeAt(0) + 1);
 function whereOf(db: Database, filter: AuditEventFilter): SQL | undefined {
   const { auditEvent: t } = db.tables;
   const terms: (SQL | undefined)[] = [];
-  if (filter.actor !== undefined) terms.push(or(eq(t.actorUuid, filter.actor), eq(t.actorEmail, filter.actor)));
+  if (filter.actor !== undefined)
+    terms.push(or(eq(t.actorUuid, filter.actor), eq(t.actorEmail, filter.actor)));
   if (filter.action !== undefined) terms.push(eq(t.action, filter.action));
   if (filter.actionPrefix !== undefined) {
     const stem = filter.actionPrefix.slice(0, -1);

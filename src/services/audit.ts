@@ -43,15 +43,27 @@ export interface AuditEvent {
 }
 
 /** An admin's (or any caller's) change over the JSON API. */
-export function apiSource(principal: Principal, requestId: string | null, client: string | null): AuditSource {
+export function apiSource(
+  principal: Principal,
+  requestId: string | null,
+  client: string | null,
+): AuditSource {
   return { actor: { uuid: principal.userUuid, email: principal.email, via: "api" }, requestId, client };
 }
 
 /** `bun run admin …`, `bun run storage …`: the operator at the command line. */
-export const cliSource: AuditSource = { actor: { uuid: null, email: null, via: "cli" }, requestId: null, client: null };
+export const cliSource: AuditSource = {
+  actor: { uuid: null, email: null, via: "cli" },
+  requestId: null,
+  client: null,
+};
 
 /** The shop sync and webhook: what the shop's orders grant and take back. */
-export const shopSource: AuditSource = { actor: { uuid: null, email: null, via: "shop" }, requestId: null, client: null };
+export const shopSource: AuditSource = {
+  actor: { uuid: null, email: null, via: "shop" },
+  requestId: null,
+  client: null,
+};
 
 /** A scheduled job of the server. */
 export const systemSource: AuditSource = {
@@ -116,7 +128,14 @@ export const auditedFields = {
     "archiveFilename",
   ),
   activation: fieldsOf<RowOf<"activation">>()("bookId", "userUuid", "qrCodeId", "shopOrderId"),
-  qrcode: fieldsOf<RowOf<"activationQrCode">>()("bookId", "batchId", "enabled", "maxActivations", "label", "expiresAt"),
+  qrcode: fieldsOf<RowOf<"activationQrCode">>()(
+    "bookId",
+    "batchId",
+    "enabled",
+    "maxActivations",
+    "label",
+    "expiresAt",
+  ),
   batch: fieldsOf<RowOf<"qrCodeBatch">>()("bookId", "label", "maxActivations", "expiresAt"),
   apk: fieldsOf<RowOf<"apk">>()(
     "kind",
@@ -136,7 +155,7 @@ export const auditedFields = {
 
 export type AuditedRecord = keyof typeof auditedFields;
 
-function valueOf(value: unknown): AuditValue {
+function auditValueOf(value: unknown): AuditValue {
   if (value === undefined || value === null) return null;
   if (value instanceof Date) return value.toISOString();
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
@@ -154,8 +173,8 @@ export function changesOf<K extends AuditedRecord>(
 ): AuditChanges {
   const changes: AuditChanges = {};
   for (const field of auditedFields[record] as readonly string[]) {
-    const was = valueOf(before ? (before as Record<string, unknown>)[field] : null);
-    const is = valueOf(after ? (after as Record<string, unknown>)[field] : null);
+    const was = auditValueOf(before ? (before as Record<string, unknown>)[field] : null);
+    const is = auditValueOf(after ? (after as Record<string, unknown>)[field] : null);
     if (was !== is) changes[field] = [was, is];
   }
   return changes;

@@ -3,7 +3,12 @@ import { IdParam } from "../../http/openapi";
 import { resourceContent } from "../../http/respond";
 import { countRoute, listRoute } from "../../http/route-shapes";
 import { auditEventSortFields } from "../../repositories/audit-events";
-import { AuditEventFilterQuery, AuditEventList, AuditEventResource, auditEventFilters } from "./audit-events.schemas";
+import {
+  AuditEventFilterQuery,
+  AuditEventList,
+  AuditEventResource,
+  auditEventFilters,
+} from "./audit-events.schemas";
 
 const tags = ["Audit log"];
 

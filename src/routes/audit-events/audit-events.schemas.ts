@@ -15,7 +15,9 @@ export const AuditEvent = z
         email: z.string().nullable().openapi({ example: "editor@example.com" }),
         via: z.enum(["api", "console", "cli", "shop", "system"]),
       })
-      .openapi({ description: "Who made the change: an admin (uuid, email), the CLI, the shop sync or a job" }),
+      .openapi({
+        description: "Who made the change: an admin (uuid, email), the CLI, the shop sync or a job",
+      }),
     action: z.string().openapi({ example: "book.update", description: "`<record>.<verb>`" }),
     target: z.object({
       type: z.string().openapi({ example: "book" }),
@@ -26,7 +28,10 @@ export const AuditEvent = z
         "The fields that changed, `{ field: [before, after] }`; never a password, token, secret or file bytes (a file is named by its sha256 and size)",
       example: { title: ["Old title", "New title"] },
     }),
-    requestId: z.string().nullable().openapi({ description: "The request's X-Request-Id; null outside a request" }),
+    requestId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The request's X-Request-Id; null outside a request" }),
     client: z.string().nullable().openapi({ description: "The client's address; null outside a request" }),
   })
   .openapi("AuditEvent", { description: "One change an admin, the shop sync or an operator made." });
@@ -88,13 +93,23 @@ export const auditEventFilters = {
     .min(1)
     .max(64)
     .optional()
-    .openapi({ param: { name: "targetId", in: "query" }, description: "The record's id (or a user's uuid)", example: "7" }),
+    .openapi({
+      param: { name: "targetId", in: "query" },
+      description: "The record's id (or a user's uuid)",
+      example: "7",
+    }),
   from: requestDateTime()
     .optional()
-    .openapi({ param: { name: "from", in: "query" }, description: "Events at or after this instant (RFC 3339)" }),
+    .openapi({
+      param: { name: "from", in: "query" },
+      description: "Events at or after this instant (RFC 3339)",
+    }),
   to: requestDateTime()
     .optional()
-    .openapi({ param: { name: "to", in: "query" }, description: "Events at or before this instant (RFC 3339)" }),
+    .openapi({
+      param: { name: "to", in: "query" },
+      description: "Events at or before this instant (RFC 3339)",
+    }),
 };
 
 export const AuditEventFilterQuery = z.object(auditEventFilters);
