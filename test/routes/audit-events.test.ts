@@ -9,6 +9,8 @@ import { Apk } from "../../src/routes/apks/apks.schemas";
 import { AuditEvent } from "../../src/routes/audit-events/audit-events.schemas";
 import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
 import { Book } from "../../src/routes/books/books.schemas";
+import { revokeAdmin } from "../../src/services/admin-grants";
+import { cliSource } from "../../src/services/audit";
 import { expectedApks, fixtureBytes } from "../helpers/android-tools";
 import { makePng } from "../helpers/png";
 import { bodyAs, expectProblem, jsonOf } from "../helpers/responses";
@@ -544,6 +546,27 @@ describe("what is not an admin's change leaves no event", () => {
       activeApk: [first, second],
       signerChange: [apkFixture.signerSha256, other],
     });
+  });
+});
+
+describe("the operator's command line", () => {
+  test("bun run admin grant|revoke (in-process) are events of actor cli, naming the user", async () => {
+    const someone = await t.user();
+    await t.grantAdmin(someone.email);
+    await revokeAdmin(t.deps, cliSource, someone.email);
+    await revokeAdmin(t.deps, cliSource, someone.email);
+    const [revoked, granted, ...rest] = await events(`?targetType=user&targetId=${someone.uuid}`);
+    expect(rest).toEqual([]);
+    const cli = { uuid: null, email: null, via: "cli" };
+    expect(granted).toMatchObject({
+      actor: cli,
+      action: "admin.grant",
+      target: { type: "user", id: someone.uuid },
+      changes: { admin: [false, true] },
+      requestId: null,
+      client: null,
+    });
+    expect(revoked).toMatchObject({ actor: cli, action: "admin.revoke", changes: { admin: [true, false] } });
   });
 });
 
