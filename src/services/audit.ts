@@ -6,6 +6,7 @@
 // never among them (a file is named by its sha256 and size).
 import type { Database } from "#db";
 import type { Principal } from "../auth/principal";
+import { withTransaction } from "../db/transaction";
 import type { ListRead, ListWindow } from "../lib/list-window";
 import * as events from "../repositories/audit-events";
 import { found } from "./guards";
@@ -91,6 +92,14 @@ export function recordAudit(tx: Database, event: AuditEvent): Promise<void> {
     requestId,
     client,
   });
+}
+
+/**
+ * An event that is the whole of its transaction: an operator's command whose change lies outside
+ * the database (a backup taken, blobs copied into a bucket).
+ */
+export function recordAuditAlone(db: Database, event: AuditEvent): Promise<void> {
+  return withTransaction(db, (tx) => recordAudit(tx, event));
 }
 
 /** The fields of `Row` the audit log may name, checked against the row type. */
