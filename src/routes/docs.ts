@@ -69,6 +69,10 @@ const apiTags = [
   { name: "APK", description: "The bookapp and launcher packages for devices" },
   { name: "Service", description: "Health, OpenAPI document, Swagger UI" },
   { name: "Shop", description: "WooCommerce orders grant books (API.md §7; SHOP_ORDERS=on)" },
+  {
+    name: "Audit log",
+    description: "Every change an admin, the shop sync or an operator made (README, Audit log)",
+  },
 ];
 
 const OpenApiDocument = z

@@ -17,6 +17,7 @@ const hasApiMd = requires(
 const ALIASES = ["GET /openapi.json", "GET /swagger-ui.html", "GET /swagger-ui/index.html"];
 const PRINT_RUNS = "Print runs and device updates";
 const SHOP_ORDERS = "Shop orders";
+const AUDIT_LOG = "Audit log";
 /**
  * Where a later work order knowingly widens an API.md row: operation → the level the document
  * declares instead. Each entry is pinned by its own test, so no other drift can hide here.
@@ -37,7 +38,7 @@ interface Row {
 /**
  * The endpoint rows of API.md §5 (`| METHOD /path (alias …) | level | … |`, by subsection) and of
  * §7, the shop's endpoints (section "Shop orders"; a level such as "public, signed" reads as its
- * first word).
+ * first word), and of §9, the audit log (section "Audit log").
  */
 function endpointRows(markdown: string): Row[] {
   if (!markdown.includes("\n## 5. Endpoints")) throw new Error("API.md has no §5 Endpoints");
@@ -48,9 +49,9 @@ function endpointRows(markdown: string): Row[] {
     const heading = /^(#{2,3}) (.+)$/.exec(line);
     if (heading?.[1] === "##") {
       chapter = heading[2]!.trim();
-      section = chapter.startsWith("7.") ? SHOP_ORDERS : "";
+      section = chapter.startsWith("7.") ? SHOP_ORDERS : chapter.startsWith("9.") ? AUDIT_LOG : "";
     } else if (heading) section = heading[2]!.trim();
-    if (!chapter.startsWith("5.") && !chapter.startsWith("7.")) continue;
+    if (!chapter.startsWith("5.") && !chapter.startsWith("7.") && !chapter.startsWith("9.")) continue;
     const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)[^|]*\|\s*(\w+)[^|]*\|/.exec(line);
     if (row) rows.push({ operation: `${row[1]} ${row[2]}`, level: row[3]!, section });
   }
@@ -88,6 +89,7 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
     expect(new Set(rows.map((row) => row.operation)).size).toBe(rows.length);
     expect(rows).toContainEqual({ operation: "POST /shop/webhook", level: "public", section: SHOP_ORDERS });
     expect(rows).toContainEqual({ operation: "GET /shop-product", level: "admin", section: SHOP_ORDERS });
+    expect(rows).toContainEqual({ operation: "GET /audit-event/{id}", level: "admin", section: AUDIT_LOG });
   });
 
   test("the document has no operation that API.md does not list", () => {

@@ -13,7 +13,7 @@ export const AuditEvent = z
       .object({
         uuid: z.string().nullable().openapi({ example: "0b6f9f3e-3c1a-4f7e-9a51-2d7c1e0f8a11" }),
         email: z.string().nullable().openapi({ example: "editor@example.com" }),
-        via: z.enum(["api", "console", "cli", "shop", "system"]),
+        via: z.enum(["api", "console", "cli", "shop", "system"]).openapi({ example: "api" }),
       })
       .openapi({
         description: "Who made the change: an admin (uuid, email), the CLI, the shop sync or a job",
@@ -28,11 +28,14 @@ export const AuditEvent = z
         "The fields that changed, `{ field: [before, after] }`; never a password, token, secret or file bytes (a file is named by its sha256 and size)",
       example: { title: ["Old title", "New title"] },
     }),
-    requestId: z
+    requestId: z.string().nullable().openapi({
+      description: "The request's X-Request-Id; null outside a request",
+      example: "6faa7d6b-2a3c-4d6e-8f00-112233445566",
+    }),
+    client: z
       .string()
       .nullable()
-      .openapi({ description: "The request's X-Request-Id; null outside a request" }),
-    client: z.string().nullable().openapi({ description: "The client's address; null outside a request" }),
+      .openapi({ description: "The client's address; null outside a request", example: "203.0.113.7" }),
   })
   .openapi("AuditEvent", { description: "One change an admin, the shop sync or an operator made." });
 
@@ -103,12 +106,14 @@ export const auditEventFilters = {
     .openapi({
       param: { name: "from", in: "query" },
       description: "Events at or after this instant (RFC 3339)",
+      example: "2026-11-01T00:00:00Z",
     }),
   to: requestDateTime()
     .optional()
     .openapi({
       param: { name: "to", in: "query" },
       description: "Events at or before this instant (RFC 3339)",
+      example: "2026-11-30T23:59:59Z",
     }),
 };
 
