@@ -1,9 +1,9 @@
 // The audit log's table (README "Audit log"): one row per change, inserted in the change's own
 // transaction by services/audit.ts; read newest first with the filters of `listAuditEvents`; the
 // old rows deleted by the cleanup job in bounded slices.
-import { and, eq, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
-import { prepareNamed, preparedPer } from "../db/prepared";
+import { preparedPer, prepareNamed } from "../db/prepared";
 import { countRows, findById, listRows } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
 import type { ListWindow } from "../lib/list-window";
@@ -15,8 +15,10 @@ export const auditEventSortFields = ["id", "at"] as const;
 export type AuditEventSortField = (typeof auditEventSortFields)[number];
 
 export interface AuditEventFilter {
-  /** A user's uuid or e-mail address (lower case). */
-  actor?: string | undefined;
+  /** The actor's uuid (lower case). */
+  actorUuid?: string | undefined;
+  /** The actor's e-mail address (lower case). */
+  actorEmail?: string | undefined;
   /** An exact action, or a prefix (`book.` for `book.*`). */
   action?: string | undefined;
   actionPrefix?: string | undefined;
@@ -36,8 +38,9 @@ const AFTER_DOT = String.fromCharCode(".".charCodeAt(0) + 1);
 function whereOf(db: Database, filter: AuditEventFilter): SQL | undefined {
   const { auditEvent: t } = db.tables;
   const terms: (SQL | undefined)[] = [];
-  if (filter.actor !== undefined)
-    terms.push(or(eq(t.actorUuid, filter.actor), eq(t.actorEmail, filter.actor)));
+  // One column each, never an OR of both: each is read from its own index in the list's order.
+  if (filter.actorUuid !== undefined) terms.push(eq(t.actorUuid, filter.actorUuid));
+  if (filter.actorEmail !== undefined) terms.push(eq(t.actorEmail, filter.actorEmail));
   if (filter.action !== undefined) terms.push(eq(t.action, filter.action));
   if (filter.actionPrefix !== undefined) {
     const stem = filter.actionPrefix.slice(0, -1);

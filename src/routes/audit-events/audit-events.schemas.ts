@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { halList, halResource } from "../../http/hal";
 import { requestDateTime, singleLine, Timestamp } from "../../http/openapi";
+import { isUuid } from "../../lib/uuid";
 import type { AuditEventFilter, AuditEventRow } from "../../services/audit";
 
 const AuditValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -124,8 +125,10 @@ type FilterQuery = { [K in keyof typeof auditEventFilters]?: string | undefined 
 /** The repository's filter from the validated query. */
 export function filterOf(query: FilterQuery): AuditEventFilter {
   const action = query.action;
+  const actor = query.actor?.toLowerCase();
   return {
-    actor: query.actor?.toLowerCase(),
+    // A uuid is never an e-mail address: the actor is one or the other.
+    ...(actor !== undefined && isUuid(actor) ? { actorUuid: actor } : { actorEmail: actor }),
     ...(action?.endsWith(".*") ? { actionPrefix: action.slice(0, -1) } : { action }),
     targetType: query.targetType,
     targetId: query.targetId,
