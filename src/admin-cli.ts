@@ -120,8 +120,14 @@ async function backupCommand(command: "backup" | "restore", folder: string): Pro
   try {
     if (command === "backup") {
       const report = await backup(config, folder, packageJson.version);
-      await recordBackup(report);
+      // The backup is made whatever the log can say of it: a database out of reach (Postgres,
+      // which this backup does not copy) is a note, not a failed backup.
+      const unrecorded = await recordBackup(report).then(
+        () => null,
+        (error: unknown) => messageOf(error),
+      );
       for (const note of report.notes) say(`note: ${note}`);
+      if (unrecorded) say(`note: the audit log could not record this backup: ${unrecorded}`);
       say(
         `backed up ${report.database === "sqlite" ? "the database, " : ""}${report.blobs} blobs (${report.blobBytes} bytes)${report.jwtSecret ? " and the jwt-secret" : ""} to ${folder} in ${seconds()} s`,
       );
