@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { insertApk, updateApk } from "../../src/repositories/apks";
+import { insertAuditEvents } from "../../src/repositories/audit-events";
 import { Apk } from "../../src/routes/apks/apks.schemas";
 import { AuditEvent } from "../../src/routes/audit-events/audit-events.schemas";
 import { BookVersion } from "../../src/routes/book-versions/book-versions.schemas";
@@ -640,6 +641,41 @@ describe("reading the log", () => {
     expect(body._embedded.auditEvents.length).toBe(2);
     expect(body.page.size).toBe(2);
     await expectProblem(await t.call("GET", "/audit-event/999999", { token: admin.token }), 404, "NOT_FOUND");
+  });
+
+  test("a 10,000-code batch is one event, with its count", async () => {
+    const bookId = await newBook();
+    const before = await count();
+    const response = await call("POST", "/activation-qr-code/batch", { json: { bookId, quantity: 10_000 } });
+    const [first] = await json<{ batchId: number }[]>(response);
+    expect(await count()).toBe(before + 1);
+    const [event] = await events("?size=1");
+    expect(event).toMatchObject({ action: "batch.create", target: { type: "batch", id: first!.batchId } });
+    expect(event!.changes).toMatchObject({ codes: [null, 10_000] });
+  }, 60_000);
+
+  test("a whole log longer than a chunk is streamed newest first, every event once", async () => {
+    const at = new Date("2026-11-21T09:00:00.000Z");
+    const rows = Array.from({ length: 1_500 }, (_, i) => ({
+      at: new Date(at.getTime() + i),
+      actorUuid: null,
+      actorEmail: null,
+      actorVia: "system",
+      action: "book.update",
+      targetType: "book",
+      targetId: String(i),
+      changes: "{}",
+      requestId: null,
+      client: null,
+    }));
+    for (let i = 0; i < rows.length; i += 500) await insertAuditEvents(t.deps.db, rows.slice(i, i + 500));
+    const total = await count();
+    const response = await call("GET", "/audit-event");
+    expect(response.headers.get("x-total-count")).toBe(String(total));
+    const ids = ((await response.json()) as Event[]).map((e) => e.id);
+    expect(ids.length).toBe(total);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(new Set(ids).size).toBe(total);
   });
 
   test("admin only", async () => {
