@@ -4,7 +4,7 @@ import { getPath } from "hono/utils/url";
 import type { Deps } from "./deps";
 import { handleError } from "./http/error-handler";
 import { methodNotAllowed } from "./http/method-not-allowed";
-import { mountRouters } from "./http/mount-routers";
+import { mountRouters, type Router } from "./http/mount-routers";
 import { OperationNames } from "./http/operation-names";
 import { requestFrame } from "./http/request-frame";
 import type { AppBindings } from "./http/types";
@@ -14,7 +14,12 @@ import { routerSections } from "./routes";
 import { registerApiDocs } from "./routes/docs";
 import { createRuntime } from "./services/runtime";
 
-export function createApp(deps: Deps) {
+/**
+ * `extraSections`: routers mounted after the resource routers, as further sections of the
+ * document. Only tests pass them (an operation with a device-token scope before any real one
+ * exists, test/helpers/scope-probe.ts); the service itself mounts exactly routes/index.ts's.
+ */
+export function createApp(deps: Deps, extraSections: readonly (readonly Router[])[] = []) {
   const app = new OpenAPIHono<AppBindings>({ getPath: routingPathOf });
   const runtime = createRuntime(deps);
 
@@ -32,7 +37,7 @@ export function createApp(deps: Deps) {
   }
   app.use(methodNotAllowed(app));
 
-  mountRouters(app, routerSections);
+  mountRouters(app, [...routerSections, ...extraSections]);
   registerApiDocs(app);
 
   app.notFound((c) =>

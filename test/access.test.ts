@@ -1,13 +1,17 @@
 // One table-driven access test over the generated OpenAPI document: every operation refuses a
-// caller without credentials (401) and a caller below its level (403).
+// caller without credentials (401) and a caller below its level (403); a device token works only
+// on the operations of its scopes (401 everywhere else). The test app mounts the test-only scoped
+// operations (test/helpers/scope-probe.ts) beside the real ones.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DEVICE_TOKEN_SCOPES, type DeviceTokenScope } from "../src/auth/device-token-format";
 import { Activation } from "../src/routes/activations/activations.schemas";
 import { Apk } from "../src/routes/apks/apks.schemas";
 import { BookVersion } from "../src/routes/book-versions/book-versions.schemas";
 import { Book } from "../src/routes/books/books.schemas";
+import { CreatedDeviceToken } from "../src/routes/device-tokens/device-tokens.schemas";
 import { fixtureBytes } from "./helpers/android-tools";
 import { bodyAs, expectProblem, jsonOf } from "./helpers/responses";
-import { createTestApp, type TestApp } from "./helpers/test-app";
+import { createTestApp, TEST_PASSWORD, type TestApp } from "./helpers/test-app";
 import { multipartFile } from "./helpers/zip";
 
 interface Operation {
@@ -15,13 +19,24 @@ interface Operation {
   path: string;
   level: "public" | "user" | "owner" | "entitled" | "published" | "admin";
   operationId: string;
+  /** The device-token scope it declares (`x-device-token-scope`), if any. */
+  scope: DeviceTokenScope | undefined;
 }
 
-const t: TestApp = await createTestApp();
+const t: TestApp = await createTestApp({ scopeProbe: true });
 const doc = (await jsonOf(await t.call("GET", "/v3/api-docs"))) as {
   paths: Record<
     string,
-    Record<string, { "x-access-level": Operation["level"]; operationId: string; security?: unknown[] }>
+    Record<
+      string,
+      {
+        "x-access-level": Operation["level"];
+        "x-device-token-scope"?: DeviceTokenScope;
+        operationId: string;
+        security?: Record<string, string[]>[];
+        responses: Record<string, { content?: Record<string, unknown> }>;
+      }
+    >
   >;
 };
 const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -30,11 +45,33 @@ const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, method
     path,
     level: op["x-access-level"],
     operationId: op.operationId,
+    scope: op["x-device-token-scope"],
   })),
 );
+const basic = (login: string, password: string) =>
+  `Basic ${Buffer.from(`${login}:${password}`).toString("base64")}`;
+
+/**
+ * The OPDS catalog answers reading apps in their terms (README, Reading apps): its 401 is a Basic
+ * challenge with the OPDS Authentication Document, as its operations declare.
+ */
+function answersOpdsChallenge(op: Operation): boolean {
+  const declared = doc.paths[op.path]![op.method.toLowerCase()]!.responses["401"]?.content ?? {};
+  return "application/opds-authentication+json" in declared;
+}
+
+function expectOpdsChallenge(response: Response): void {
+  expect(response.status).toBe(401);
+  expect(response.headers.get("content-type")).toBe("application/opds-authentication+json");
+  expect(response.headers.get("www-authenticate")).toBe('Basic realm="bookdist"');
+  expect(response.headers.get("link")).toContain('rel="http://opds-spec.org/auth/document"');
+}
 
 describe("access levels", () => {
-  let reader: { token: string; uuid: string };
+  let reader: { token: string; uuid: string; email: string };
+  /** A device token of the reader's with every scope, and for each scope one with all the others. */
+  let everyScope: string;
+  const lacking = {} as Record<DeviceTokenScope, string>;
   let bookId: number;
   let versionId: number;
   /** An APK that is not active (and has no file): what `published` routes must guard. */
@@ -43,6 +80,16 @@ describe("access levels", () => {
   beforeAll(async () => {
     const admin = await t.admin();
     reader = await t.user();
+    const makeToken = async (scopes: readonly DeviceTokenScope[]) => {
+      const response = await t.call("POST", "/authentication/device-token", {
+        token: reader.token,
+        json: { name: scopes.join("+"), password: TEST_PASSWORD, scopes },
+      });
+      return (await bodyAs(response, CreatedDeviceToken)).token;
+    };
+    everyScope = await makeToken(DEVICE_TOKEN_SCOPES);
+    for (const scope of DEVICE_TOKEN_SCOPES)
+      lacking[scope] = await makeToken(DEVICE_TOKEN_SCOPES.filter((other) => other !== scope));
     const created = await t.call("POST", "/book", { token: admin.token, json: { title: "Access test" } });
     bookId = (await bodyAs(created, Book)).id;
     const version = await t.call("POST", "/bookversion", {
@@ -77,7 +124,16 @@ describe("access levels", () => {
     path
       .replace(
         "{id}",
-        String(path.startsWith("/bookversion/") ? versionId : path.startsWith("/apk/") ? apkId : bookId),
+        String(
+          path.startsWith("/bookversion/")
+            ? versionId
+            : path.startsWith("/apk/")
+              ? apkId
+              : // No token of the reader's: were a DELETE ever let through, it would revoke none of the tokens used here.
+                path.startsWith("/authentication/device-token/")
+                ? 999_999
+                : bookId,
+        ),
       )
       .replace("{bookId}", String(bookId))
       .replace("{userUUID}", "00000000-0000-4000-8000-000000000000");
@@ -91,10 +147,51 @@ describe("access levels", () => {
     }
   });
 
+  test("the document declares each device-token scope with its security alternative, and only there", () => {
+    expect(operations.filter((op) => op.scope).length).toBeGreaterThanOrEqual(DEVICE_TOKEN_SCOPES.length);
+    for (const op of operations) {
+      const security = doc.paths[op.path]![op.method.toLowerCase()]!.security ?? [];
+      const tokenAlternatives = security.filter((alternative) => "deviceTokenAuth" in alternative);
+      expect(tokenAlternatives, `${op.method} ${op.path}`).toEqual(
+        op.scope ? [{ deviceTokenAuth: [op.scope] }] : [],
+      );
+    }
+  });
+
+  test.each(operations.filter((op) => op.level !== "public" && op.scope === undefined))(
+    "$method $path ($level) → 401 for a device token with every scope (the operation has none)",
+    async (op) => {
+      const response = await t.call(op.method, urlOf(op.path), {
+        headers: { Authorization: basic(reader.email, everyScope) },
+      });
+      await expectProblem(response, 401, "AUTHENTICATION_FAILED");
+    },
+  );
+
+  test.each(operations.filter((op) => op.scope !== undefined))(
+    "$method $path ($scope) → 401 for a device token without its scope, served with it",
+    async (op) => {
+      const without = await t.call(op.method, urlOf(op.path), {
+        headers: { Authorization: basic(reader.email, lacking[op.scope!]) },
+      });
+      if (answersOpdsChallenge(op)) expectOpdsChallenge(without);
+      else await expectProblem(without, 401, "AUTHENTICATION_FAILED");
+      const withIt = await t.call(op.method, urlOf(op.path), {
+        headers: { Authorization: basic(reader.email, everyScope) },
+      });
+      expect(withIt.status).not.toBe(401);
+      expect(withIt.status).toBeLessThan(500);
+    },
+  );
+
   test.each(operations.filter((op) => op.level !== "public"))(
     "$method $path ($level) → 401 without credentials",
     async (op) => {
       const response = await t.call(op.method, urlOf(op.path));
+      if (answersOpdsChallenge(op)) {
+        expectOpdsChallenge(response);
+        return;
+      }
       expect(response.headers.get("content-type")).toBe("application/problem+json; charset=UTF-8");
       await expectProblem(response, 401, "UNAUTHORIZED");
     },

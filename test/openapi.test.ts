@@ -39,6 +39,30 @@ describe("the OpenAPI document", () => {
     expect(validator.version).toBe("3.1");
   });
 
+  test("declares the device-token scheme for the operations that take it (the OPDS catalog's), and stays valid 3.1", async () => {
+    const withScopes = doc as OpenApiDocument & {
+      paths: Record<string, Record<string, { security?: unknown[]; "x-device-token-scope"?: string }>>;
+    };
+    expect(withScopes.components.securitySchemes.deviceTokenAuth).toMatchObject({
+      type: "http",
+      scheme: "basic",
+    });
+    const operation = withScopes.paths["/opds/v2/shelf"]!.get!;
+    expect(operation["x-device-token-scope"]).toBe("opds");
+    expect(operation.security).toEqual([
+      { deviceTokenAuth: ["opds"] },
+      { basicAuth: [] },
+      { bearerAuth: [] },
+    ]);
+    const scoped = Object.entries(withScopes.paths).flatMap(([path, methods]) =>
+      Object.values(methods).flatMap((op) => (op["x-device-token-scope"] ? [path] : [])),
+    );
+    expect(scoped.every((path) => path.startsWith("/opds"))).toBe(true);
+    const result = await new Validator().validate(structuredClone(withScopes));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
   test("/openapi.json is the same document", async () => {
     expect(await jsonOf(await t.call("GET", "/openapi.json"))).toEqual(doc);
   });

@@ -10,6 +10,11 @@ export interface Principal {
   roles: Role[];
   /** The id of the UserSession behind a Bearer token (its `sid`); null for HTTP Basic, which has no session. */
   sessionId: string | null;
+  /**
+   * The device token (app password) a Basic caller used, on an operation of its scope (README
+   * "Reading apps"); absent for a session or a shop password.
+   */
+  deviceTokenId?: number;
 }
 
 const adminStoreRoles = new Set(["administrator", "shop_manager"]);

@@ -172,6 +172,16 @@ function tableCopies(): TableCopy[] {
       (tx, rows) => tx.insert(p.userSession).values(rows),
     ),
     table(
+      "device_token",
+      t.deviceToken,
+      p.deviceToken,
+      t.deviceToken.id,
+      (orm, where) =>
+        orm.select().from(t.deviceToken).where(where).orderBy(asc(t.deviceToken.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.deviceToken).values(rows),
+    ),
+    table(
       "admin_grant",
       t.adminGrant,
       p.adminGrant,
@@ -428,6 +438,7 @@ async function verify(
       WHEN 'activation_qr_code' THEN (SELECT count(*) FROM activation_qr_code)
       WHEN 'apk' THEN (SELECT count(*) FROM apk)
       WHEN 'shop_product' THEN (SELECT count(*) FROM shop_product)
+      WHEN 'audit_event' THEN (SELECT count(*) FROM audit_event)
     END AS real) r`);
   for (const { table_name: table, n, real } of counts) {
     if (n !== real) differ.push(`row_count of ${table} ${n}, real ${real}`);

@@ -2,6 +2,7 @@
 // the enforcing middleware and the OpenAPI `security` entry, so documentation and enforcement
 // cannot drift. This is the route layer: services decide entitlement and ownership themselves.
 import type { Context, MiddlewareHandler } from "hono";
+import type { DeviceTokenScope } from "../auth/device-token-format";
 import { assertOwner, isAdmin, type Principal } from "../auth/principal";
 import { AppError, forbidden } from "../lib/problems";
 import { isUuid } from "../lib/uuid";
@@ -12,6 +13,8 @@ export type AccessLevel = "public" | "user" | "owner" | "entitled" | "published"
 
 export const BEARER_SCHEME = "bearerAuth";
 export const BASIC_SCHEME = "basicAuth";
+/** HTTP Basic with a device token as the password: only on operations that declare its scope. */
+export const DEVICE_TOKEN_SCHEME = "deviceTokenAuth";
 
 const levelDescriptions: Record<AccessLevel, string> = {
   public: "Access: public (no credentials).",
@@ -26,13 +29,17 @@ export function accessDescription(level: AccessLevel): string {
   return levelDescriptions[level];
 }
 
-export function requireAccess(level: AccessLevel): MiddlewareHandler<AppBindings> {
+/**
+ * `scope`: the device-token scope of the operation (README "Reading apps"); only there does HTTP
+ * Basic with a device token authenticate, and only a token with that scope.
+ */
+export function requireAccess(level: AccessLevel, scope?: DeviceTokenScope): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
     // `published` needs the record to decide: its handler serves a published one to anyone
     // (credentials unread, so a device's stale token does no harm) and calls authorize(c, "admin")
     // for the rest.
     if (level === "public" || level === "published") return next();
-    await authorize(c, level);
+    await authorize(c, level, scope);
     return next();
   };
 }
@@ -41,8 +48,9 @@ export function requireAccess(level: AccessLevel): MiddlewareHandler<AppBindings
 export async function authorize(
   c: Context<AppBindings>,
   level: Exclude<AccessLevel, "public" | "published">,
+  scope?: DeviceTokenScope,
 ): Promise<Principal> {
-  const principal = await authenticate(c);
+  const principal = await authenticate(c, scope);
   if (!principal)
     throw new AppError("UNAUTHORIZED", "This endpoint needs credentials: a Bearer token or HTTP Basic.");
   if (level === "admin" && !isAdmin(principal)) throw forbidden("This endpoint is for admins.");
@@ -56,11 +64,16 @@ export async function authorize(
   return principal;
 }
 
-export function securityFor(level: AccessLevel): Array<Record<string, string[]>> {
+export function securityFor(level: AccessLevel, scope?: DeviceTokenScope): Array<Record<string, string[]>> {
   if (level === "public") return [];
   // Basic first: generated clients such as @hey-api/openapi-ts merge the alternatives and let the
   // last one they can fill win, so with one auth callback (a token) they send Bearer, as expected.
-  const schemes: Array<Record<string, string[]>> = [{ [BASIC_SCHEME]: [] }, { [BEARER_SCHEME]: [] }];
+  // A device token names the scope it needs (OpenAPI 3.1 lets a non-OAuth scheme list roles).
+  const schemes: Array<Record<string, string[]>> = [
+    ...(scope ? [{ [DEVICE_TOKEN_SCHEME]: [scope] }] : []),
+    { [BASIC_SCHEME]: [] },
+    { [BEARER_SCHEME]: [] },
+  ];
   // `{}` is OpenAPI's "no credentials" alternative: what a published record is served with.
   return level === "published" ? [{}, ...schemes] : schemes;
 }

@@ -1,8 +1,11 @@
-// Turns the Authorization header into a Principal: Bearer (JWT + live session) or HTTP Basic.
+// Turns the Authorization header into a Principal: Bearer (JWT + live session) or HTTP Basic
+// (a shop password, or — on an operation with a device-token scope — a device token).
 import type { Context } from "hono";
+import { type DeviceTokenScope, looksLikeDeviceToken } from "../auth/device-token-format";
 import type { Principal } from "../auth/principal";
 import { SINGLE_LINE } from "../lib/control-characters";
 import { AppError } from "../lib/problems";
+import { principalFromDeviceToken } from "../services/device-tokens";
 import { checkCredentials } from "../services/login-throttle";
 import { principalFromToken } from "../services/sessions";
 import { clientAddressOf } from "./client-address";
@@ -11,8 +14,14 @@ import type { AppBindings } from "./types";
 const authenticationFailed = () =>
   new AppError("AUTHENTICATION_FAILED", "The credentials are invalid, expired or ended.");
 
-/** The caller, or null when the request carries no credentials; throws 401 for bad ones. */
-export async function authenticate(c: Context<AppBindings>): Promise<Principal | null> {
+/**
+ * The caller, or null when the request carries no credentials; throws 401 for bad ones. `scope`:
+ * the operation's device-token scope, without which a device token is refused.
+ */
+export async function authenticate(
+  c: Context<AppBindings>,
+  scope?: DeviceTokenScope,
+): Promise<Principal | null> {
   const header = c.req.header("authorization");
   if (!header) return null;
   const space = header.indexOf(" ");
@@ -20,7 +29,7 @@ export async function authenticate(c: Context<AppBindings>): Promise<Principal |
   const value = header.slice(space + 1).trim();
   if (space < 0 || value === "") throw authenticationFailed();
   if (scheme === "bearer") return bearer(c, value);
-  if (scheme === "basic") return basic(c, value);
+  if (scheme === "basic") return basic(c, value, scope);
   throw authenticationFailed();
 }
 
@@ -32,7 +41,7 @@ async function bearer(c: Context<AppBindings>, token: string): Promise<Principal
   return principal;
 }
 
-async function basic(c: Context<AppBindings>, token: string): Promise<Principal> {
+async function basic(c: Context<AppBindings>, token: string, scope?: DeviceTokenScope): Promise<Principal> {
   const { store, clock } = c.get("deps");
   const { basicCache, throttle, accountCheck } = c.get("runtime");
   const now = clock.now();
@@ -47,6 +56,8 @@ async function basic(c: Context<AppBindings>, token: string): Promise<Principal>
   if (decoded === null || colon < 0 || !SINGLE_LINE.test(decoded)) throw authenticationFailed();
   const login = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
+  // A device token is never tried as a shop password, here or anywhere: outside its scopes' operations it is a 401.
+  if (looksLikeDeviceToken(password)) return deviceToken(c, token, login, password, scope);
   const user = await checkCredentials(store, throttle, {
     loginOrEmail: login,
     password,
@@ -63,6 +74,30 @@ async function basic(c: Context<AppBindings>, token: string): Promise<Principal>
     sessionId: null,
   };
   basicCache.set(token, principal, now.getTime());
+  return principal;
+}
+
+/** Basic with a device token: only where the operation has a scope, and only a token with it. */
+async function deviceToken(
+  c: Context<AppBindings>,
+  basicToken: string,
+  userName: string,
+  token: string,
+  scope: DeviceTokenScope | undefined,
+): Promise<Principal> {
+  if (!scope) throw authenticationFailed();
+  const { db, store, clock, jwtSecret } = c.get("deps");
+  const { deviceTokenCache, accountCheck } = c.get("runtime");
+  const now = clock.now();
+  const cached = deviceTokenCache.get(basicToken, now.getTime());
+  const principal = await principalFromDeviceToken({ db, store, jwtSecret, accountCheck }, token, {
+    userName,
+    scope,
+    now,
+    cached,
+  });
+  if (!principal) throw authenticationFailed();
+  if (principal !== cached) deviceTokenCache.set(basicToken, principal, now.getTime());
   return principal;
 }
 

@@ -2,6 +2,7 @@
 // derived from the one declaration, so the document, the checks and the typed handler agree.
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import type { DeviceTokenScope } from "../auth/device-token-format";
 import type { ErrorCode } from "../lib/problems";
 import { type AccessLevel, accessDescription, requireAccess, securityFor } from "./access";
 import { MAX_JSON_BODY_BYTES } from "./bounded-body";
@@ -13,6 +14,12 @@ import type { AppBindings } from "./types";
 export type RouteSpec = Omit<RouteConfig, "middleware" | "security"> & {
   /** Errors of this operation beyond those its access level and request parts imply. */
   errors?: readonly ErrorCode[];
+  /**
+   * The device-token scope of a reading app's operation (README "Reading apps"): HTTP Basic with a
+   * device token of this scope authenticates here, beside the level's usual credentials. Every
+   * other operation refuses a device token (401).
+   */
+  scope?: DeviceTokenScope;
 };
 
 type AccessErrorCode<L extends AccessLevel> = L extends "public"
@@ -52,7 +59,10 @@ type ImpliedErrorCode<L extends AccessLevel, S extends RouteSpec> =
   | (S["errors"] extends readonly (infer C extends ErrorCode)[] ? C : never);
 
 /** The route @hono/zod-openapi registers: the spec with its errors, security and middleware. */
-export type DefinedRoute<L extends AccessLevel, S extends RouteSpec> = Omit<S, "errors" | "responses"> & {
+export type DefinedRoute<L extends AccessLevel, S extends RouteSpec> = Omit<
+  S,
+  "errors" | "responses" | "scope"
+> & {
   responses: Omit<ErrorResponses<ImpliedErrorCode<L, S>>, keyof S["responses"]> & S["responses"];
   middleware: MiddlewareHandler<AppBindings>[];
   security: Array<Record<string, string[]>>;
@@ -64,6 +74,10 @@ function accessErrors(level: AccessLevel): ErrorCode[] {
   return level === "user"
     ? ["UNAUTHORIZED", "AUTHENTICATION_FAILED"]
     : ["UNAUTHORIZED", "AUTHENTICATION_FAILED", "FORBIDDEN"];
+}
+
+function scopeDescription(scope: DeviceTokenScope): string {
+  return `Device tokens: HTTP Basic with the account's e-mail or login and a device token with the \`${scope}\` scope.`;
 }
 
 function bodyOf(spec: RouteSpec) {
@@ -82,7 +96,11 @@ export function defineRoute<const L extends AccessLevel, const S extends RouteSp
   level: L,
   spec: S,
 ): DefinedRoute<L, S> {
-  const { errors = [], ...route } = spec;
+  const { errors = [], scope, ...route } = spec;
+  // `published` and `public` read no credentials before the handler: a scope there would be unchecked.
+  if (scope && (level === "public" || level === "published")) {
+    throw new Error(`${spec.operationId}: a device-token scope needs a level that authenticates`);
+  }
   const body = bodyOf(spec);
   const jsonBody = body?.content[JSON_CONTENT_TYPE] !== undefined;
   const codes: ErrorCode[] = [
@@ -92,7 +110,7 @@ export function defineRoute<const L extends AccessLevel, const S extends RouteSp
     ...errors,
     ...everywhere,
   ];
-  const middleware: MiddlewareHandler<AppBindings>[] = [requireAccess(level)];
+  const middleware: MiddlewareHandler<AppBindings>[] = [requireAccess(level, scope)];
   // A body that may be left out (logout's) reads as `{}` when it is empty.
   if (jsonBody) middleware.push(receivePromptBody(MAX_JSON_BODY_BYTES, body?.required === false));
   const responses: RouteConfig["responses"] = {};
@@ -103,10 +121,13 @@ export function defineRoute<const L extends AccessLevel, const S extends RouteSp
   const defined = {
     ...route,
     responses,
-    description: [route.description, accessDescription(level)].filter(Boolean).join("\n\n"),
+    description: [route.description, accessDescription(level), scope && scopeDescription(scope)]
+      .filter(Boolean)
+      .join("\n\n"),
     middleware,
-    security: securityFor(level),
+    security: securityFor(level, scope),
     "x-access-level": level,
+    ...(scope ? { "x-device-token-scope": scope } : {}),
   };
   // createRoute checks the shape; its result is the spec with the derived parts, as typed above.
   return createRoute(defined satisfies RouteConfig) as unknown as DefinedRoute<L, S>;

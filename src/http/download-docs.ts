@@ -86,14 +86,22 @@ interface UploadedFileExample {
   filename: string;
 }
 
-/** The record of a resource's uploaded file (a version's archive, an APK's file), named `name`. */
-export function uploadedFileSchema(name: string, example: UploadedFileExample) {
+/**
+ * The record of a resource's uploaded file (a version's archive, an APK's file), named `name`,
+ * with the fields `more` adds (what the upload's check read from the file).
+ */
+export function uploadedFileSchema<More extends z.ZodRawShape = Record<never, never>>(
+  name: string,
+  example: UploadedFileExample,
+  more?: More,
+) {
   return z
     .object({
       size: z.number().int().openapi({ example: example.size }),
       sha256: z.string().openapi({ example: example.sha256 }),
       filename: z.string().nullable().openapi({ example: example.filename }),
       uploadedAt: Timestamp,
+      ...(more as More),
     })
     .openapi(name);
 }

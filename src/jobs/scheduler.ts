@@ -1,6 +1,7 @@
 import { Cron } from "croner";
 import type { Deps } from "../deps";
 import { describeError } from "../lib/logger";
+import { backfillArchiveFormats } from "./archive-formats";
 import { cleanupAuditEvents } from "./audit-cleanup";
 import { cleanupBlobs } from "./blob-cleanup";
 import { cleanupSessions } from "./session-cleanup";
@@ -30,8 +31,18 @@ export function startJobs(deps: Deps): Scheduler {
   // Webhooks are a hint: this is what makes a sale reach the reader within a minute without them.
   const { shop } = deps;
   if (shop) jobs.push(schedule("shop-sync", deps.config.shopSyncCron, () => shop.sync()));
+  // Once per start, in the background: archives stored before their format was recognised.
+  const stopBackfill = new AbortController();
+  backfillArchiveFormats(deps, { signal: stopBackfill.signal }).then(
+    (result) => {
+      if (result.recognised > 0 || result.failed > 0)
+        deps.logger.info("job done", { job: "archive-format-backfill", ...result });
+    },
+    (error) => deps.logger.error("job failed", { job: "archive-format-backfill", ...describeError(error) }),
+  );
   return {
     stop() {
+      stopBackfill.abort();
       for (const job of jobs) job.stop();
     },
   };

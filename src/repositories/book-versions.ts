@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNotNull, isNull, type SQL } from "drizzle-orm";
 import type { Database } from "#db";
 import { countRows, deleteById, findById, insertRow, listRows, updateById } from "../db/rows";
 import type { ListWindow } from "../lib/list-window";
@@ -13,6 +13,9 @@ export interface ArchiveFields {
   archiveSize: number;
   archiveFilename: string | null;
   archiveUploadedAt: Date;
+  archiveFormat: "epub" | "zip";
+  /** JSON of storage/epub.ts EpubMetadata; null for a zip. */
+  archiveEpub: string | null;
 }
 
 export const bookVersionSortFields = ["id", "bookId", "versionCode", "createdAt"] as const;
@@ -77,4 +80,66 @@ export async function findNewestVersion(db: Database, bookId: number): Promise<B
     .orderBy(desc(bookVersion.versionCode))
     .limit(1);
   return row;
+}
+
+/** A stored archive whose format is not recorded yet (stored before recognition existed). */
+export interface UnrecognisedArchive {
+  id: number;
+  archiveSha256: string;
+  archiveSize: number;
+}
+
+/**
+ * Up to `limit` versions after `afterId`, by id, whose archive is stored but not recognised:
+ * one slice of the backfill (jobs/archive-formats.ts), read through book_version_unrecognised_idx.
+ */
+export async function listUnrecognisedArchives(
+  db: Database,
+  afterId: number,
+  limit: number,
+): Promise<UnrecognisedArchive[]> {
+  const { bookVersion } = db.tables;
+  const rows = await db.orm
+    .select({
+      id: bookVersion.id,
+      archiveSha256: bookVersion.archiveSha256,
+      archiveSize: bookVersion.archiveSize,
+    })
+    .from(bookVersion)
+    .where(
+      and(
+        isNull(bookVersion.archiveFormat),
+        isNotNull(bookVersion.archiveSha256),
+        gt(bookVersion.id, afterId),
+      ),
+    )
+    .orderBy(asc(bookVersion.id))
+    .limit(limit);
+  return rows.map((row) => ({
+    id: row.id,
+    archiveSha256: row.archiveSha256!,
+    archiveSize: row.archiveSize ?? 0,
+  }));
+}
+
+/**
+ * Records the format of the archive `sha256` unless the version has since got another archive or
+ * a format (an upload during the backfill wins); updatedAt stays, as no field the admin wrote
+ * changed. True when the row was written.
+ */
+export async function recordArchiveFormat(
+  db: Database,
+  id: number,
+  sha256: string,
+  fields: Pick<ArchiveFields, "archiveFormat" | "archiveEpub">,
+): Promise<boolean> {
+  const { bookVersion } = db.tables;
+  const updated = await db.orm
+    .update(bookVersion)
+    .set(fields)
+    .where(
+      and(eq(bookVersion.id, id), eq(bookVersion.archiveSha256, sha256), isNull(bookVersion.archiveFormat)),
+    )
+    .returning({ id: bookVersion.id });
+  return updated.length > 0;
 }

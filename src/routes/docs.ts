@@ -5,8 +5,9 @@ import { dirname, join } from "node:path";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import packageJson from "../../package.json" with { type: "json" };
-import { BASIC_SCHEME, BEARER_SCHEME } from "../http/access";
+import { BASIC_SCHEME, BEARER_SCHEME, DEVICE_TOKEN_SCHEME } from "../http/access";
 import { defineRoute } from "../http/define-route";
+import { registeredRoutes } from "../http/library-internals";
 import { jsonContent, REQUEST_ID_HEADER, requestIdHeaderComponent } from "../http/openapi";
 import type { AppBindings } from "../http/types";
 import { AppError } from "../lib/problems";
@@ -72,6 +73,10 @@ const apiTags = [
   {
     name: "Audit log",
     description: "Every change an admin, the shop sync or an operator made (README, Audit log)",
+  },
+  {
+    name: "OPDS",
+    description: "Catalogs for reading apps: OPDS 1.2 (Atom) and 2.0 (JSON), signed file links",
   },
 ];
 
@@ -144,6 +149,20 @@ export function registerApiDocs(app: OpenAPIHono<AppBindings>): void {
     scheme: "basic",
     description: "The store user's e-mail (or login) and password; for scripts. No session is created.",
   });
+  // Declared once an operation takes device tokens (README "Reading apps"): a scheme no operation
+  // names is an unused component.
+  const takesDeviceTokens = registeredRoutes(app.openAPIRegistry).some((route) =>
+    route.security?.some((alternative) => DEVICE_TOKEN_SCHEME in alternative),
+  );
+  if (takesDeviceTokens)
+    app.openAPIRegistry.registerComponent("securitySchemes", DEVICE_TOKEN_SCHEME, {
+      type: "http",
+      scheme: "basic",
+      description:
+        "A reading app's credentials: the account's e-mail (or login) and a device token (`bdt_…`, " +
+        "POST /authentication/device-token) as the password. Accepted only on operations that list " +
+        "this scheme, and only for a token with the scope named there (also `x-device-token-scope`).",
+    });
 
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   const serveDocument = (c: Context<AppBindings>) => {

@@ -5,6 +5,8 @@ import { auditEventsRouter } from "./audit-events";
 import { authenticationRouter } from "./authentication";
 import { bookVersionsRouter } from "./book-versions";
 import { booksRouter } from "./books";
+import { deviceTokensRouter } from "./device-tokens";
+import { opdsRouter } from "./opds";
 import { qrCodeBatchesRouter } from "./qr-code-batches";
 import { qrCodesRouter } from "./qr-codes";
 import { readerRouter } from "./reader";
@@ -21,6 +23,8 @@ import { shopProductsRouter } from "./shop-products";
 export const routerSections: readonly (readonly Router[])[] = [
   [serviceRouter],
   [authenticationRouter],
+  // A reading app's passwords: authentication's paths, listed after its session operations.
+  [deviceTokensRouter],
   // A book's activations live with activations (a sub-collection lives with its records' folder);
   // the document lists them among the reader's views of a book, as it always has.
   [readerRouter, bookActivationsRouter],
@@ -33,4 +37,5 @@ export const routerSections: readonly (readonly Router[])[] = [
   [shopProductsRouter],
   [shopRouter],
   [auditEventsRouter],
+  [opdsRouter],
 ];

@@ -70,8 +70,15 @@ export class AccountCheck {
     return { isAdmin };
   }
 
-  /** The store's user (null: gone), or undefined when the store is out and the row may still serve. */
-  private async currentUser(session: SessionRow, now: Date): Promise<StoreUser | null | undefined> {
+  /**
+   * The store's user (null: gone), or undefined when the store is out and what was read at
+   * `checkedAt` may still serve (then 503 once that is older than STALE_LIMIT_MS). A session's row
+   * or a device token's (services/device-tokens.ts) is the subject.
+   */
+  async currentUser(
+    session: { userUuid: string; checkedAt: Date },
+    now: Date,
+  ): Promise<StoreUser | null | undefined> {
     const fresh = now.getTime() - session.checkedAt.getTime() < STALE_LIMIT_MS;
     if (now.getTime() < this.storeRetryAt) {
       if (fresh) return undefined;
@@ -93,7 +100,8 @@ export class AccountCheck {
   }
 }
 
-function storeUnavailable(): AppError {
+/** 503 with Retry-After: the store cannot say what the account is now. */
+export function storeUnavailable(): AppError {
   return new AppError(
     "SERVICE_UNAVAILABLE",
     "The user store is not reachable right now; try again shortly.",

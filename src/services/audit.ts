@@ -160,6 +160,8 @@ export const auditedFields = {
     "fileFilename",
   ),
   shopproduct: fieldsOf<RowOf<"shopProduct">>()("bookId", "productId", "variationId"),
+  // Never the token's digests: a device token is named by its id, its user and its name.
+  devicetoken: fieldsOf<RowOf<"deviceToken">>()("userUuid", "name", "scopes", "expiresAt", "revokedAt"),
 } as const;
 
 export type AuditedRecord = keyof typeof auditedFields;

@@ -8,6 +8,7 @@ import { type BookVersionRow, findBookVersion, updateBookVersion } from "../repo
 import { type BookRow, findBook, updateBook } from "../repositories/books";
 import type { BlobStore } from "../storage/blob-store";
 import type { Inspected } from "../storage/upload-kinds";
+import { archiveFormatFields } from "./archive-format";
 import { type AuditSource, recordChange } from "./audit";
 
 /** A stored, checked upload: its blob and what its check read from it. */
@@ -96,6 +97,7 @@ export function attachArchive(
         archiveSize: file.size,
         archiveFilename: file.filename,
         archiveUploadedAt: now,
+        ...archiveFormatFields(file.inspected.recognition),
       },
       now,
     );

@@ -1,4 +1,5 @@
 import { BasicAuthCache } from "../auth/basic-cache";
+import { LinkSigner } from "../auth/signed-links";
 import { TokenSigner } from "../auth/tokens";
 import type { Deps } from "../deps";
 import { AccountCheck } from "./account-check";
@@ -11,7 +12,11 @@ import { Throttle } from "./throttle";
  */
 export interface Runtime {
   signer: TokenSigner;
+  /** The OPDS feeds' signed cover and download links (README, Reading apps). */
+  linkSigner: LinkSigner;
   basicCache: BasicAuthCache;
+  /** Device tokens checked in the last minute, apart from shop passwords (services/device-tokens.ts). */
+  deviceTokenCache: BasicAuthCache;
   throttle: Throttle;
   accountCheck: AccountCheck;
   /** GET /health's deep checks, shared by every caller of this app. */
@@ -21,7 +26,9 @@ export interface Runtime {
 export function createRuntime(deps: Deps): Runtime {
   return {
     signer: new TokenSigner(deps.jwtSecret, deps.config.jwtIssuer),
+    linkSigner: new LinkSigner(deps.jwtSecret),
     basicCache: new BasicAuthCache(),
+    deviceTokenCache: new BasicAuthCache(),
     throttle: new Throttle(deps.db, deps.config.throttle),
     accountCheck: new AccountCheck(deps),
     // Each probe reads its dependency when it runs: tests swap deps.blobs under a running app.

@@ -128,6 +128,11 @@ export interface BlobMaintenance {
   removeStaleTempFiles(olderThanMs: number, now?: Date): Promise<number>;
   removeOrphanedTempFiles(now?: Date): Promise<number>;
   listBlobs(): AsyncIterable<BlobInfo>;
+  /**
+   * The blob's bytes from `start` to `end` (exclusive; fewer at its end): what jobs read of a stored
+   * file without fetching all of it (the archive recognition's backfill, jobs/archive-formats.ts).
+   */
+  readRange(sha256: string, start: number, end: number): Promise<Uint8Array>;
 }
 
 /** A driver: what requests use and what maintenance uses, as `createBlobStore` makes it. */
@@ -382,6 +387,10 @@ export class LocalBlobStore implements BlobStorage {
     const info = await stat(this.pathOf(sha256)).catch(() => null);
     if (!info || info.mtimeMs > cutoff.getTime()) return false;
     return this.unlinkBlob(sha256);
+  }
+
+  async readRange(sha256: string, start: number, end: number): Promise<Uint8Array> {
+    return new Uint8Array(await Bun.file(this.pathOf(sha256)).slice(start, end).arrayBuffer());
   }
 
   source(sha256: string): BlobSource {

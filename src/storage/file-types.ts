@@ -2,6 +2,7 @@
 // 2 GiB APK costs a few small reads, not 2 GiB of memory.
 import { type FileHandle, open } from "node:fs/promises";
 import { inflateRawSync } from "node:zlib";
+import { LoopSlices } from "../lib/loop-slices";
 import { AppError } from "../lib/problems";
 import { checkImageData, imageDataSize, type PngHeader } from "./png-image-data";
 
@@ -95,10 +96,21 @@ const linkEntry = (name: string) =>
 const unreadableEntry = (name: string) =>
   new AppError("UNSUPPORTED_MEDIA_TYPE", `The zip archive entry ${name} cannot be read.`);
 
+/**
+ * Reads the bytes from `start` to `end` (exclusive) of one file, wherever it is: a temp file on
+ * disk, a stored blob (storage/blob-store.ts readRange). Fewer bytes at the end of the file.
+ */
+export type ReadAt = (start: number, end: number) => Promise<DataView>;
+
 async function readBytes(path: string, start: number, end: number): Promise<DataView> {
   const buffer = await Bun.file(path).slice(start, end).arrayBuffer();
   // A file shorter than it claims yields fewer bytes; callers treat that as truncation.
   return new DataView(buffer);
+}
+
+/** A ReadAt over a file on disk. */
+export function readAtPath(path: string): ReadAt {
+  return (start, end) => readBytes(path, start, end);
 }
 
 /**
@@ -164,7 +176,7 @@ interface EndRecord {
 }
 
 async function readZip64Bounds(
-  path: string,
+  readAt: ReadAt,
   tail: DataView,
   tailStart: number,
   at: number,
@@ -175,7 +187,7 @@ async function readZip64Bounds(
   const recordOffset = u64(tail, locatorAt + 8);
   const locatorOffset = tailStart + locatorAt;
   if (recordOffset + 56 > locatorOffset) throw notZip();
-  const record = await readBytes(path, recordOffset, recordOffset + 56);
+  const record = await readAt(recordOffset, recordOffset + 56);
   if (record.byteLength < 56 || record.getUint32(0, true) !== ZIP64_END_OF_DIRECTORY) throw notZip();
   // Multi-disk archives are not something anyone uploads on purpose.
   if (record.getUint32(16, true) !== 0 || record.getUint32(20, true) !== 0) throw notZip();
@@ -199,9 +211,9 @@ async function readZip64Bounds(
   return bounds;
 }
 
-async function readDirectoryBounds(path: string, size: number): Promise<DirectoryBounds> {
+async function readDirectoryBounds(readAt: ReadAt, size: number): Promise<DirectoryBounds> {
   const tailStart = Math.max(0, size - EOCD_SEARCH);
-  const tail = await readBytes(path, tailStart, size);
+  const tail = await readAt(tailStart, size);
   if (tail.byteLength !== size - tailStart) throw notZip();
   const at = findEndOfDirectory(tail, tailStart, size);
 
@@ -215,7 +227,7 @@ async function readDirectoryBounds(path: string, size: number): Promise<Director
   };
   if (disk !== 0 || directoryDisk !== 0 || entriesOnDisk !== end.entryCount) throw notZip();
 
-  const zip64 = await readZip64Bounds(path, tail, tailStart, at, end);
+  const zip64 = await readZip64Bounds(readAt, tail, tailStart, at, end);
   if (zip64) return zip64;
   // Saturated fields promise a ZIP64 record that is not there.
   if (end.entryCount === 0xffff || end.size === 0xffffffff || end.offset === 0xffffffff) throw notZip();
@@ -479,7 +491,7 @@ async function walkZip(
   const head = await readBytes(path, 0, 4);
   if (head.byteLength < 4 || head.getUint32(0, true) !== LOCAL_HEADER) throw notZip();
 
-  const bounds = await readDirectoryBounds(path, size);
+  const bounds = await readDirectoryBounds(readAtPath(path), size);
   if (bounds.size > MAX_CENTRAL_DIRECTORY || bounds.offset + bounds.size > bounds.limit) throw notZip();
   if (bounds.offset + bounds.size !== bounds.limit) throw inconsistentZip();
   // 46 bytes is the smallest central directory header.
@@ -559,8 +571,17 @@ export async function inspectApk(path: string, size: number): Promise<ZipDirecto
  * Reads one entry of an archive checked by inspectZip, uncompressed and CRC-checked. The limit
  * guards against zip bombs: the sizes in the directory are only what the archive claims.
  */
-export async function readZipEntry(
+export function readZipEntry(
   path: string,
+  entry: ZipEntry,
+  maxBytes = DEFAULT_MAX_ENTRY_BYTES,
+): Promise<Uint8Array> {
+  return readZipEntryAt(readAtPath(path), entry, maxBytes);
+}
+
+/** readZipEntry through any ReadAt (a stored blob's ranged reads). */
+export async function readZipEntryAt(
+  readAt: ReadAt,
   entry: ZipEntry,
   maxBytes = DEFAULT_MAX_ENTRY_BYTES,
 ): Promise<Uint8Array> {
@@ -568,15 +589,12 @@ export async function readZipEntry(
   // Encrypted entries cannot be read without a password.
   if (entry.flags & ENCRYPTED_FLAG) throw unreadableEntry(entry.name);
 
-  const header = await readBytes(path, entry.localHeaderOffset, entry.localHeaderOffset + 30);
+  const header = await readAt(entry.localHeaderOffset, entry.localHeaderOffset + 30);
   if (header.byteLength < 30 || header.getUint32(0, true) !== LOCAL_HEADER) throw notZip();
   // The local name and extra field may differ in length from the central copies.
   const dataStart = entry.localHeaderOffset + 30 + header.getUint16(26, true) + header.getUint16(28, true);
-  const compressed = new Uint8Array(
-    await Bun.file(path)
-      .slice(dataStart, dataStart + entry.compressedSize)
-      .arrayBuffer(),
-  );
+  const read = await readAt(dataStart, dataStart + entry.compressedSize);
+  const compressed = new Uint8Array(read.buffer, read.byteOffset, read.byteLength);
   if (compressed.byteLength !== entry.compressedSize) throw notZip();
 
   let data: Uint8Array;
@@ -595,4 +613,37 @@ export async function readZipEntry(
     throw unreadableEntry(entry.name);
   }
   return data;
+}
+
+/**
+ * Calls `visit` with each entry of the central directory of an archive that inspectArchive
+ * accepted once (a stored one), until `visit` answers true. Reads the end records and the
+ * directory in chunks, not the local headers: memory stays bounded by one chunk, the time linear
+ * in the number of entries.
+ */
+export async function scanZipDirectory(
+  readAt: ReadAt,
+  size: number,
+  visit: (entry: ZipEntry) => boolean,
+): Promise<void> {
+  if (size < 30 + EOCD_SIZE) throw notZip();
+  const bounds = await readDirectoryBounds(readAt, size);
+  if (bounds.size > MAX_CENTRAL_DIRECTORY || bounds.offset + bounds.size > bounds.limit) throw notZip();
+  let chunkStart = bounds.offset;
+  const directoryEnd = bounds.offset + bounds.size;
+  // A chunk holds thousands of headers: the loop gets a turn every few milliseconds of them.
+  const slices = new LoopSlices();
+  let count = 0;
+  while (chunkStart < directoryEnd) {
+    // Each read answers fresh bytes, so the chunk stays valid across the pauses.
+    const chunk = await readAt(chunkStart, Math.min(chunkStart + DIRECTORY_CHUNK, directoryEnd));
+    let at = 0;
+    for (let header = readCentralHeader(chunk, at); header; header = readCentralHeader(chunk, at)) {
+      if (visit(header.entry)) return;
+      at = header.next;
+      if (++count % 256 === 0) await slices.pause();
+    }
+    if (at === 0) throw notZip();
+    chunkStart += at;
+  }
 }

@@ -295,6 +295,12 @@ export class S3BlobStore implements BlobStorage {
     }
   }
 
+  async readRange(sha256: string, start: number, end: number): Promise<Uint8Array> {
+    // A ranged GET; an empty range asks the bucket nothing (S3 refuses `bytes=n-(n-1)`).
+    if (end <= start) return new Uint8Array(0);
+    return new Uint8Array(await bucketCall(() => this.file(sha256).slice(start, end).arrayBuffer()));
+  }
+
   source(sha256: string): BlobSource {
     const file = this.file(sha256);
     if (this.config.downloads === "redirect") {

@@ -334,6 +334,32 @@ async function runScenario(): Promise<void> {
   await call({ op: "getMe", as: "not-a-token", status: 401 });
   await refused({ op: "getMe", status: 401 }, 401);
 
+  // Device tokens (app passwords): made with a session and the password again, listed, revoked.
+  const deviceToken = (
+    await call({
+      op: "createDeviceToken",
+      as: R,
+      json: { name: "KOReader", password, scopes: ["opds", "sync"], expiresAt: "2030-01-01T00:00:00.000Z" },
+      status: 201,
+    })
+  ).body;
+  await call({
+    op: "createDeviceToken",
+    as: R,
+    json: { name: "KOReader", password: "wrong password!" },
+    status: 401,
+  });
+  await call({
+    op: "createDeviceToken",
+    as: { basic: `${readerEmail}:${password}` },
+    json: { name: "x", password },
+    status: 401,
+  });
+  await call({ op: "listDeviceTokens", as: R, status: 200 });
+  await call({ op: "getMe", as: { basic: `${readerEmail}:${deviceToken.token}` }, status: 401 });
+  await call({ op: "revokeDeviceToken", as: A, path: { id: deviceToken.id }, status: 200 });
+  await call({ op: "revokeDeviceToken", as: R, path: { id: deviceToken.id }, status: 404 });
+
   // Books.
   const bookInput = { title: "The Prism Book", author: "Proxy", language: "en", isbn: "978-0-306-40615-7" };
   const book = (await call({ op: "createBook", as: A, json: bookInput, status: 201 })).body;

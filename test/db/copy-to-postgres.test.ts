@@ -13,7 +13,7 @@ import { countEvent } from "../../src/repositories/rate-limits";
 import { bindGuestClaim, upsertGrant, writeSyncState } from "../../src/repositories/shop-orders";
 import { putStoreUserLink } from "../../src/repositories/store-user-links";
 import { onlyIn } from "../helpers/requires";
-import { createTestApp, type TestApp } from "../helpers/test-app";
+import { createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
 import { makeZip, multipartFile } from "../helpers/zip";
 
 const serverUrl = process.env.TEST_DATABASE_URL;
@@ -34,6 +34,7 @@ function tableReads(db: Database) {
     activation: () => db.orm.select().from(t.activation).orderBy(t.activation.id),
     apk: () => db.orm.select().from(t.apk).orderBy(t.apk.id),
     userSession: () => db.orm.select().from(t.userSession).orderBy(t.userSession.id),
+    deviceToken: () => db.orm.select().from(t.deviceToken).orderBy(t.deviceToken.id),
     adminGrant: () => db.orm.select().from(t.adminGrant).orderBy(t.adminGrant.userUuid),
     storeUserLink: () => db.orm.select().from(t.storeUserLink).orderBy(t.storeUserLink.uuid),
     storeUser: () => db.orm.select().from(t.storeUser).orderBy(t.storeUser.id),
@@ -120,6 +121,11 @@ describe.if(withPostgres)("bun run db copy: SQLite into an empty Postgres databa
       json: { code: codes[0]!.code },
     });
     expect(redeemed.status).toBe(201);
+    const deviceToken = await t.call("POST", "/authentication/device-token", {
+      token: reader.token,
+      json: { name: "KOReader", password: TEST_PASSWORD },
+    });
+    expect(deviceToken.status).toBe(201);
     await call("POST", "/apk", { kind: "bookapp", versionCode: 1, versionName: "1.0" });
     await call("POST", "/shop-product", { bookId: book.id, productId: 1520 });
     const db = t.deps.db;

@@ -18,6 +18,7 @@ import {
   activationSortFields,
   listActivations,
   listBooksWithActivation,
+  readCatalogPage,
 } from "../../src/repositories/activations";
 import { apkSortFields, listApks } from "../../src/repositories/apks";
 import { auditEventSortFields, listAuditEvents } from "../../src/repositories/audit-events";
@@ -155,6 +156,21 @@ describe(`every documented sort field has an index (${testDialect})`, () => {
   afterAll(async () => {
     await close();
     await database.drop();
+  });
+
+  test("the OPDS shelf's page 0 (My books, newest activation first) is read in index order", async () => {
+    caught = [];
+    await readCatalogPage(db, USER, {}, { limit: 50, offset: 0 });
+    const pages = caught.filter((statement) => /order by/i.test(statement.sql));
+    expect(pages).toHaveLength(1);
+    const plan = await explain(pages[0]!);
+    if (testDialect === "sqlite") {
+      expect(plan.filter((line) => line.includes("TEMP B-TREE"))).toEqual([]);
+      expect(plan.some((line) => line.includes("activation_user_created_at_idx"))).toBe(true);
+    } else {
+      expect(plan.filter((line) => /\bSort\b/.test(line))).toEqual([]);
+      expect(plan.some((line) => line.includes("activation_user_created_at_idx"))).toBe(true);
+    }
   });
 
   for (const list of lists) {

@@ -16,6 +16,7 @@ import type { StoreDirectory } from "../../src/store/directory";
 import { EmbeddedStore } from "../../src/store/embedded";
 import { createTestDatabase, type TestDatabase } from "./databases";
 import { auditedLogger } from "./log-audit";
+import { scopeProbeRouter } from "./scope-probe";
 
 export const ADMIN_EMAIL = "admin@example.com";
 /**
@@ -65,6 +66,8 @@ export async function createTestApp(
     passwordHashCost?: number;
     /** "sqlite": over a SQLite file whatever TEST_DATABASE_URL says (see createTestDatabase). */
     dialect?: "sqlite";
+    /** Mount the test-only operations with a device-token scope (scope-probe.ts). */
+    scopeProbe?: boolean;
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "bookdist-data-"));
@@ -98,7 +101,7 @@ export async function createTestApp(
       : new EmbeddedStore(base.db, clock, config.passwordHashCost),
   };
   if (options.shop) deps.shop = await options.shop(deps);
-  const app = createApp(deps);
+  const app = createApp(deps, options.scopeProbe ? [[scopeProbeRouter()]] : []);
   let userCount = 0;
 
   const call: TestApp["call"] = (method, path, { token, json, headers = {}, body } = {}) => {

@@ -1,4 +1,5 @@
-// Builds real zip archives in memory (stored entries), so tests need no `zip` binary.
+// Builds real zip archives in memory (stored or deflated entries), so tests need no `zip` binary.
+import { deflateRawSync } from "node:zlib";
 
 const encoder = new TextEncoder();
 
@@ -11,21 +12,36 @@ function u32(view: DataView, offset: number, value: number) {
 
 /** A zip archive holding `files` (name → content), stored without compression. */
 export function makeZip(files: Record<string, string | Uint8Array>): Uint8Array<ArrayBuffer> {
+  return makeZipOf(Object.entries(files).map(([name, content]) => ({ name, content })));
+}
+
+/** One entry of makeZipOf: deflated when `deflate` is set, stored otherwise. */
+export interface ZipInput {
+  name: string;
+  content: string | Uint8Array;
+  deflate?: boolean;
+}
+
+/** A zip archive of `entries`, in this order. */
+export function makeZipOf(entries: ZipInput[]): Uint8Array<ArrayBuffer> {
   const locals: Uint8Array[] = [];
   const centrals: Uint8Array[] = [];
   let offset = 0;
-  for (const [name, content] of Object.entries(files)) {
+  for (const { name, content, deflate } of entries) {
     const nameBytes = encoder.encode(name);
-    const data = typeof content === "string" ? encoder.encode(content) : content;
-    const crc = Bun.hash.crc32(data);
+    const raw = typeof content === "string" ? encoder.encode(content) : content;
+    const crc = Bun.hash.crc32(raw);
+    const data = deflate ? deflateRawSync(raw) : raw;
+    const method = deflate ? 8 : 0;
 
     const local = new Uint8Array(30 + nameBytes.length + data.length);
     const lv = new DataView(local.buffer);
     u32(lv, 0, 0x04034b50);
     u16(lv, 4, 20); // version needed
+    u16(lv, 8, method);
     u32(lv, 14, crc);
     u32(lv, 18, data.length);
-    u32(lv, 22, data.length);
+    u32(lv, 22, raw.length);
     u16(lv, 26, nameBytes.length);
     local.set(nameBytes, 30);
     local.set(data, 30 + nameBytes.length);
@@ -35,9 +51,10 @@ export function makeZip(files: Record<string, string | Uint8Array>): Uint8Array<
     u32(cv, 0, 0x02014b50);
     u16(cv, 4, 20);
     u16(cv, 6, 20);
+    u16(cv, 10, method);
     u32(cv, 16, crc);
     u32(cv, 20, data.length);
-    u32(cv, 24, data.length);
+    u32(cv, 24, raw.length);
     u16(cv, 28, nameBytes.length);
     u32(cv, 42, offset);
     central.set(nameBytes, 46);

@@ -15,7 +15,7 @@ import { cliSource } from "../../src/services/audit";
 import { expectedApks, fixtureBytes } from "../helpers/android-tools";
 import { makePng } from "../helpers/png";
 import { bodyAs, expectProblem, jsonOf } from "../helpers/responses";
-import { createTestApp, type TestApp } from "../helpers/test-app";
+import { createTestApp, TEST_PASSWORD, type TestApp } from "../helpers/test-app";
 import { makeZip, multipartFile } from "../helpers/zip";
 
 type Event = ReturnType<typeof AuditEvent.parse>;
@@ -25,12 +25,18 @@ const doc = (await jsonOf(await t.call("GET", "/v3/api-docs"))) as {
   paths: Record<string, Record<string, { "x-access-level": string; operationId: string }>>;
 };
 
-/** The admin write operations the document declares, and the one non-admin operation an admin's use of audits. */
+/**
+ * The admin write operations the document declares, and the owner-level ones an admin's use on
+ * another user's record audits (a code redeemed for them, their device token revoked).
+ */
 const writes = Object.entries(doc.paths).flatMap(([path, methods]) =>
   Object.entries(methods)
     .filter(
       ([method, op]) =>
-        method !== "get" && (op["x-access-level"] === "admin" || op.operationId === "redeemActivationQrCode"),
+        method !== "get" &&
+        (op["x-access-level"] === "admin" ||
+          op.operationId === "redeemActivationQrCode" ||
+          op.operationId === "revokeDeviceToken"),
     )
     .map(([method, op]) => ({ method: method.toUpperCase(), path, operationId: op.operationId })),
 );
@@ -386,6 +392,24 @@ const cases: Record<string, () => Promise<Expected>> = {
       changes: { productId: [1521, null] },
     };
   },
+  revokeDeviceToken: async () => {
+    const made = await t.call("POST", "/authentication/device-token", {
+      token: reader.token,
+      json: { name: "KOReader", password: TEST_PASSWORD, scopes: ["opds"] },
+    });
+    expect(made.status).toBe(201);
+    const { id, token } = await json<{ id: number; token: string }>(made);
+    const response = await call("DELETE", `/authentication/device-token/${id}`);
+    const event = (await events("?page=0&size=1"))[0]!;
+    expect(JSON.stringify(event)).not.toContain(token);
+    return {
+      response,
+      action: "devicetoken.revoke",
+      target: { type: "devicetoken", id },
+      changes: { revokedAt: [null, expect.any(String)] },
+      absent: ["sha256", "md5Sha256", "userUuid", "name"],
+    };
+  },
 };
 
 /**
@@ -464,6 +488,18 @@ describe("what is not an admin's change leaves no event", () => {
       json: { code: qr.code },
     });
     expect(mine.status).toBe(201);
+    expect(await count()).toBe(before);
+  });
+
+  test("a reader revoking their own device token is no event", async () => {
+    const made = await t.call("POST", "/authentication/device-token", {
+      token: reader.token,
+      json: { name: "Thorium", password: TEST_PASSWORD },
+    });
+    const { id } = await json<{ id: number }>(made);
+    const before = await count();
+    const own = await t.call("DELETE", `/authentication/device-token/${id}`, { token: reader.token });
+    expect(own.status).toBe(200);
     expect(await count()).toBe(before);
   });
 

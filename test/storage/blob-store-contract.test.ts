@@ -8,8 +8,11 @@ import { parseConfig } from "../../src/config";
 import { AppError } from "../../src/lib/problems";
 import type { BlobStorage, BlobStore } from "../../src/storage/blob-store";
 import { createBlobStore } from "../../src/storage/create-blob-store";
+import { recogniseArchive } from "../../src/storage/epub";
+import type { ReadAt } from "../../src/storage/file-types";
 import { PART_SIZE, type S3BlobStore } from "../../src/storage/s3-blob-store";
 import { requireCeph, sharedCeph } from "../helpers/ceph";
+import { buildEpub } from "../helpers/epub";
 import { s3Env } from "../helpers/s3-env";
 
 const sha256 = (bytes: Uint8Array | string) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
@@ -77,6 +80,21 @@ for (const [name, available, env] of drivers) {
       for await (const blob of store.listBlobs()) listed.push(blob.sha256);
       expect(listed).toContain(written.sha256);
       expect(tempFiles()).toEqual([]);
+    });
+
+    test("readRange reads a part of a blob, whatever the downloads; an EPUB is recognised through it", async () => {
+      const bytes = buildEpub("epub3");
+      const { sha256: sha } = await store.write(chunks(bytes, 1000), { maxBytes: 1 << 20 });
+      expect(await store.readRange(sha, 3, 40)).toEqual(bytes.subarray(3, 40));
+      expect(await store.readRange(sha, bytes.length - 5, bytes.length + 100)).toEqual(bytes.subarray(-5));
+      expect(await store.readRange(sha, 10, 10)).toEqual(new Uint8Array(0));
+      const readAt: ReadAt = async (start, end) => {
+        const part = await store.readRange(sha, start, end);
+        return new DataView(part.buffer, part.byteOffset, part.byteLength);
+      };
+      const recognised = await recogniseArchive(readAt, bytes.length);
+      expect(recognised.format).toBe("epub");
+      expect(recognised.epub?.title).toBe("The Little Test Book");
     });
 
     test("too large or refused by inspect: nothing published, no temp file", async () => {

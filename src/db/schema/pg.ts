@@ -69,15 +69,29 @@ export const bookVersion = pgTable(
     archiveSha256: text("archive_sha256").references(() => blob.sha256, { onDelete: "restrict" }),
     archiveSize: bigNumber("archive_size"),
     archiveFilename: text("archive_filename"),
+    // README "Book versions: archives and EPUBs": null until the archive is recognised (at upload,
+    // or by the start-up backfill for archives stored before), then "epub" or "zip".
+    archiveFormat: text("archive_format", { enum: ["epub", "zip"] }),
+    /** An EPUB's package metadata as JSON (storage/epub.ts EpubMetadata); null for a zip. */
+    archiveEpub: text("archive_epub"),
     archiveUploadedAt: time("archive_uploaded_at"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
   (t) => [
     uniqueIndex("book_version_book_code_uq").on(t.bookId, t.versionCode),
+    // The start-up backfill's slices: archives stored before they were recognised.
+    index("book_version_unrecognised_idx")
+      .on(t.id)
+      .where(sql`${t.archiveFormat} IS NULL AND ${t.archiveSha256} IS NOT NULL`),
     index("book_version_book_idx").on(t.bookId, t.id),
     index("book_version_version_code_idx").on(t.versionCode, t.id),
     index("book_version_created_at_idx").on(t.createdAt, t.id),
+    // A book's newest version (the highest code with an archive) in one seek, for every row of a
+    // shelf or an OPDS feed (repositories/activations.ts isNewestVersion).
+    index("book_version_newest_idx")
+      .on(t.bookId, t.versionCode, t.id)
+      .where(sql`${t.archiveSha256} IS NOT NULL`),
   ],
 );
 
@@ -156,6 +170,9 @@ export const activation = pgTable(
     index("activation_book_idx").on(t.bookId, t.id),
     index("activation_qr_code_idx").on(t.qrCodeId),
     index("activation_created_at_idx").on(t.createdAt, t.id),
+    // One reader's shelf newest first, read in order and cut at its page: My books and its OPDS
+    // feed cost their page, not the reader's every book.
+    index("activation_user_created_at_idx").on(t.userUuid, t.createdAt, t.id),
   ],
 );
 
@@ -209,6 +226,46 @@ export const userSession = pgTable(
     checkedAt: time("checked_at").notNull().default(sql`'epoch'`),
   },
   (t) => [index("user_session_user_idx").on(t.userUuid), index("user_session_expires_idx").on(t.expiresAt)],
+);
+
+// Device tokens (app passwords, README "Reading apps"): HTTP Basic passwords for reading apps,
+// good only on the operations of their scopes. Only digests of a token are kept. An ended token
+// (revoked_at set, or past expires_at) stays 30 days, then the cleanup job deletes it; the live
+// ones of a user are found by device_token_user_idx.
+export const deviceToken = pgTable(
+  "device_token",
+  {
+    id: id(),
+    userUuid: text("user_uuid").notNull(),
+    // The store's id of the account the token was made for: another account under the same uuid
+    // (a restored shop) ends the token, as it ends a session.
+    storeUserId: text("store_user_id").notNull(),
+    name: text("name").notNull(),
+    /** The token's first 8 characters (DeviceToken.prefix), to tell tokens apart in a list. */
+    prefix: text("prefix").notNull(),
+    sha256: text("sha256").notNull(),
+    /** SHA-256 of the token's lower-case hex MD5: what KOReader's progress sync can be checked by. */
+    md5Sha256: text("md5_sha256").notNull(),
+    /** Comma-separated, from opds, sync, entitlements. */
+    scopes: text("scopes").notNull(),
+    // A keyed digest of the account's password hash when the token was made (as user_session's):
+    // a changed password ends the token.
+    passwordStamp: text("password_stamp").notNull(),
+    createdAt: time("created_at").notNull(),
+    lastUsedAt: time("last_used_at"),
+    expiresAt: time("expires_at"),
+    revokedAt: time("revoked_at"),
+    // When the store was last asked about the account (at most a minute ago for a token in use).
+    checkedAt: time("checked_at").notNull().default(sql`'epoch'`),
+  },
+  (t) => [
+    uniqueIndex("device_token_sha256_uq").on(t.sha256),
+    uniqueIndex("device_token_md5_sha256_uq").on(t.md5Sha256),
+    index("device_token_user_idx").on(t.userUuid),
+    // The cleanup job finds ended tokens by these (jobs/session-cleanup.ts).
+    index("device_token_revoked_idx").on(t.revokedAt),
+    index("device_token_expires_idx").on(t.expiresAt),
+  ],
 );
 
 // Admins an operator granted with `bun run admin grant`, beside the store's own administrators.
@@ -416,6 +473,7 @@ export const tables = {
   activation,
   apk,
   userSession,
+  deviceToken,
   adminGrant,
   storeUserLink,
   storeUser,

@@ -10,6 +10,7 @@ import {
 } from "../../http/respond";
 import { sendStoredFile } from "../../http/stored-file";
 import type { AppBindings, AppRouteHandler } from "../../http/types";
+import { ARCHIVE_CONTENT_TYPE, archiveDownloadName } from "../../services/archive-format";
 import * as service from "../../services/book-versions";
 import { getBook } from "../../services/books";
 import { assertEntitled } from "../../services/entitlement";
@@ -79,7 +80,7 @@ export const uploadBookVersionArchive: AppRouteHandler<typeof routes.uploadBookV
   return respondResource(c, BookVersionResource, toBookVersion(version));
 };
 
-/** The version's archive, named after the book's title and the version. */
+/** The version's archive, named after the book's title and the version (`.epub` for an EPUB). */
 function sendArchive(
   c: Context<AppBindings>,
   bookTitle: string,
@@ -91,8 +92,9 @@ function sendArchive(
     uploadedAt: version.archiveUploadedAt,
   };
   return sendStoredFile(c, `The archive of book version ${version.id}`, archive, {
-    contentType: "application/zip",
-    filename: `${bookTitle}-${version.versionName}.zip`,
+    // An EPUB keeps the original interface's type, with a name that opens in a reading app.
+    contentType: ARCHIVE_CONTENT_TYPE,
+    filename: archiveDownloadName(bookTitle, version),
     disposition: "attachment",
     // Entitlement is checked per request: shared caches must not keep it.
     cacheControl: "private, no-cache",
