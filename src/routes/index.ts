@@ -1,6 +1,7 @@
 import type { Router } from "../http/mount-routers";
 import { activationsRouter, bookActivationsRouter } from "./activations";
 import { apksRouter } from "./apks";
+import { auditEventsRouter } from "./audit-events";
 import { authenticationRouter } from "./authentication";
 import { bookVersionsRouter } from "./book-versions";
 import { booksRouter } from "./books";
@@ -35,5 +36,6 @@ export const routerSections: readonly (readonly Router[])[] = [
   [qrCodesRouter],
   [shopProductsRouter],
   [shopRouter],
+  [auditEventsRouter],
   [opdsRouter],
 ];

@@ -17,6 +17,7 @@ const hasApiMd = requires(
 const ALIASES = ["GET /openapi.json", "GET /swagger-ui.html", "GET /swagger-ui/index.html"];
 const PRINT_RUNS = "Print runs and device updates";
 const SHOP_ORDERS = "Shop orders";
+const AUDIT_LOG = "Audit log";
 /**
  * §11's OPDS catalogs are prose, not a table: they name `GET /opds`, `/opds/v2`,
  * `/opds/search.xml` and `GET /opds/auth` and leave the feeds' and signed files' paths to the code
@@ -56,8 +57,8 @@ interface Row {
 /**
  * The endpoint rows of API.md §5 (`| METHOD /path (alias …) | level | … |`, by subsection), of
  * §7, the shop's endpoints (section "Shop orders"; a level such as "public, signed" reads as its
- * first word), and of §11, the readers' apps (by subsection; "user (a session token; …)" reads
- * as "user").
+ * first word), of §9, the audit log (section "Audit log"), and of §11, the readers' apps (by
+ * subsection; "user (a session token; …)" reads as "user").
  */
 function endpointRows(markdown: string): Row[] {
   if (!markdown.includes("\n## 5. Endpoints")) throw new Error("API.md has no §5 Endpoints");
@@ -68,9 +69,15 @@ function endpointRows(markdown: string): Row[] {
     const heading = /^(#{2,3}) (.+)$/.exec(line);
     if (heading?.[1] === "##") {
       chapter = heading[2]!.trim();
-      section = chapter.startsWith("7.") ? SHOP_ORDERS : "";
+      section = chapter.startsWith("7.") ? SHOP_ORDERS : chapter.startsWith("9.") ? AUDIT_LOG : "";
     } else if (heading) section = heading[2]!.trim();
-    if (!chapter.startsWith("5.") && !chapter.startsWith("7.") && !chapter.startsWith("11.")) continue;
+    if (
+      !chapter.startsWith("5.") &&
+      !chapter.startsWith("7.") &&
+      !chapter.startsWith("9.") &&
+      !chapter.startsWith("11.")
+    )
+      continue;
     const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)[^|]*\|\s*(\w+)[^|]*\|/.exec(line);
     if (row) rows.push({ operation: `${row[1]} ${row[2]}`, level: row[3]!, section });
   }
@@ -116,6 +123,7 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
     expect(new Set(rows.map((row) => row.operation)).size).toBe(rows.length);
     expect(rows).toContainEqual({ operation: "POST /shop/webhook", level: "public", section: SHOP_ORDERS });
     expect(rows).toContainEqual({ operation: "GET /shop-product", level: "admin", section: SHOP_ORDERS });
+    expect(rows).toContainEqual({ operation: "GET /audit-event/{id}", level: "admin", section: AUDIT_LOG });
   });
 
   test(`the ${OPDS_CATALOGS} of §11: the operations it names are documented, feeds for users, files and the auth document public`, () => {

@@ -444,6 +444,33 @@ export const deployment = sqliteTable("deployment", {
   originalId: text("original_id"),
 });
 
+// Who did what (README "Audit log"): one row per change an admin, the shop sync or the CLI made,
+// written in the change's own transaction. `changes` is JSON text ({ field: [before, after] }) on
+// both databases; `target_id` is text since a target may be a user (uuid) as well as a record (id).
+export const auditEvent = sqliteTable(
+  "audit_event",
+  {
+    id: id(),
+    at: time("at").notNull(),
+    actorUuid: text("actor_uuid"),
+    actorEmail: text("actor_email"),
+    actorVia: text("actor_via").notNull(),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    changes: text("changes").notNull(),
+    requestId: text("request_id"),
+    client: text("client"),
+  },
+  (t) => [
+    index("audit_event_at_idx").on(t.at),
+    index("audit_event_actor_uuid_idx").on(t.actorUuid),
+    index("audit_event_actor_email_idx").on(t.actorEmail),
+    index("audit_event_action_idx").on(t.action),
+    index("audit_event_target_idx").on(t.targetType, t.targetId),
+  ],
+);
+
 export const tables = {
   blob,
   book,
@@ -466,6 +493,7 @@ export const tables = {
   shopOrderGrant,
   shopSyncState,
   deployment,
+  auditEvent,
 };
 
 export type Tables = typeof tables;
