@@ -24,7 +24,9 @@ export const AuditEvent = z
       type: z.string().openapi({ example: "book" }),
       id: z.union([z.number().int(), z.string()]).openapi({ example: 7 }),
     }),
-    changes: z.record(z.string(), z.tuple([AuditValue, AuditValue])).openapi({
+    // A pair [before, after], declared as an array of exactly two (not a tuple: OpenAPI 3.1's
+    // prefixItems leaves `items` out, which generators and Spectral's array-items rule need).
+    changes: z.record(z.string(), z.array(AuditValue).length(2)).openapi({
       description:
         "The fields that changed, `{ field: [before, after] }`; never a password, token, secret or file bytes (a file is named by its sha256 and size)",
       example: { title: ["Old title", "New title"] },
