@@ -3,6 +3,7 @@ import type { Deps } from "../deps";
 import { describeError } from "../lib/logger";
 import { backfillArchiveFormats } from "./archive-formats";
 import { backfillPartialMd5 } from "./archive-partial-md5";
+import { cleanupAuditEvents } from "./audit-cleanup";
 import { cleanupBlobs } from "./blob-cleanup";
 import { cleanupSessions } from "./session-cleanup";
 
@@ -21,7 +22,11 @@ export function startJobs(deps: Deps): Scheduler {
       }
     });
   const jobs = [
-    schedule("session-cleanup", deps.config.sessionCleanupCron, () => cleanupSessions(deps)),
+    // The cleanup job: ended sessions, closed throttling windows, audit events past AUDIT_RETENTION.
+    schedule("session-cleanup", deps.config.sessionCleanupCron, async () => ({
+      ...(await cleanupSessions(deps)),
+      ...(await cleanupAuditEvents(deps)),
+    })),
     schedule("blob-cleanup", deps.config.blobCleanupCron, () => cleanupBlobs(deps)),
   ];
   // Webhooks are a hint: this is what makes a sale reach the reader within a minute without them.

@@ -1,10 +1,12 @@
 import type { Router } from "../http/mount-routers";
 import { activationsRouter, bookActivationsRouter } from "./activations";
 import { apksRouter } from "./apks";
+import { auditEventsRouter } from "./audit-events";
 import { authenticationRouter } from "./authentication";
 import { bookVersionsRouter } from "./book-versions";
 import { booksRouter } from "./books";
 import { deviceTokensRouter } from "./device-tokens";
+import { opdsRouter } from "./opds";
 import { qrCodeBatchesRouter } from "./qr-code-batches";
 import { qrCodesRouter } from "./qr-codes";
 import { readerRouter } from "./reader";
@@ -37,4 +39,6 @@ export const routerSections: readonly (readonly Router[])[] = [
   [qrCodesRouter],
   [shopProductsRouter],
   [shopRouter],
+  [auditEventsRouter],
+  [opdsRouter],
 ];

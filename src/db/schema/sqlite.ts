@@ -92,6 +92,9 @@ export const bookVersion = sqliteTable(
     index("book_version_book_idx").on(t.bookId),
     index("book_version_version_code_idx").on(t.versionCode),
     index("book_version_created_at_idx").on(t.createdAt),
+    // A book's newest version (the highest code with an archive) in one seek, for every row of a
+    // shelf or an OPDS feed (repositories/activations.ts isNewestVersion).
+    index("book_version_newest_idx").on(t.bookId, t.versionCode).where(sql`${t.archiveSha256} IS NOT NULL`),
   ],
 );
 
@@ -170,6 +173,9 @@ export const activation = sqliteTable(
     index("activation_book_idx").on(t.bookId),
     index("activation_qr_code_idx").on(t.qrCodeId),
     index("activation_created_at_idx").on(t.createdAt),
+    // One reader's shelf newest first, read in order and cut at its page: My books and its OPDS
+    // feed cost their page, not the reader's every book.
+    index("activation_user_created_at_idx").on(t.userUuid, t.createdAt),
   ],
 );
 
@@ -485,6 +491,33 @@ export const deployment = sqliteTable("deployment", {
   originalId: text("original_id"),
 });
 
+// Who did what (README "Audit log"): one row per change an admin, the shop sync or the CLI made,
+// written in the change's own transaction. `changes` is JSON text ({ field: [before, after] }) on
+// both databases; `target_id` is text since a target may be a user (uuid) as well as a record (id).
+export const auditEvent = sqliteTable(
+  "audit_event",
+  {
+    id: id(),
+    at: time("at").notNull(),
+    actorUuid: text("actor_uuid"),
+    actorEmail: text("actor_email"),
+    actorVia: text("actor_via").notNull(),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    changes: text("changes").notNull(),
+    requestId: text("request_id"),
+    client: text("client"),
+  },
+  (t) => [
+    index("audit_event_at_idx").on(t.at),
+    index("audit_event_actor_uuid_idx").on(t.actorUuid),
+    index("audit_event_actor_email_idx").on(t.actorEmail),
+    index("audit_event_action_idx").on(t.action),
+    index("audit_event_target_idx").on(t.targetType, t.targetId),
+  ],
+);
+
 export const tables = {
   blob,
   book,
@@ -508,6 +541,7 @@ export const tables = {
   shopOrderGrant,
   shopSyncState,
   deployment,
+  auditEvent,
 };
 
 export type Tables = typeof tables;
