@@ -182,6 +182,16 @@ function tableCopies(): TableCopy[] {
       (tx, rows) => tx.insert(p.deviceToken).values(rows),
     ),
     table(
+      "reading_progress",
+      t.readingProgress,
+      p.readingProgress,
+      t.readingProgress.id,
+      (orm, where) =>
+        orm.select().from(t.readingProgress).where(where).orderBy(asc(t.readingProgress.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.readingProgress).values(rows),
+    ),
+    table(
       "admin_grant",
       t.adminGrant,
       p.adminGrant,

@@ -10,6 +10,7 @@ import { opdsRouter } from "./opds";
 import { qrCodeBatchesRouter } from "./qr-code-batches";
 import { qrCodesRouter } from "./qr-codes";
 import { readerRouter } from "./reader";
+import { readingProgressRouter } from "./reading-progress";
 import { serviceRouter } from "./service";
 import { shopRouter } from "./shop";
 import { shopProductsRouter } from "./shop-products";
@@ -28,6 +29,8 @@ export const routerSections: readonly (readonly Router[])[] = [
   // A book's activations live with activations (a sub-collection lives with its records' folder);
   // the document lists them among the reader's views of a book, as it always has.
   [readerRouter, bookActivationsRouter],
+  // A reader's position in a book (README "Reading progress"), after the reader's views of it.
+  [readingProgressRouter],
   [booksRouter],
   [bookVersionsRouter],
   [apksRouter],

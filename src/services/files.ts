@@ -98,6 +98,7 @@ export function attachArchive(
         archiveFilename: file.filename,
         archiveUploadedAt: now,
         ...archiveFormatFields(file.inspected.recognition),
+        archivePartialMd5: file.inspected.partialMd5,
       },
       now,
     );

@@ -2,7 +2,16 @@
 // ./parity.ts fails the type-check when they drift.
 import { sql } from "drizzle-orm";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  check,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 
 const id = () => integer("id").primaryKey({ autoIncrement: true });
 const time = (name: string) => integer(name, { mode: "timestamp_ms" });
@@ -60,6 +69,11 @@ export const bookVersion = sqliteTable(
     archiveFormat: text("archive_format", { enum: ["epub", "zip"] }),
     /** An EPUB's package metadata as JSON (storage/epub.ts EpubMetadata); null for a zip. */
     archiveEpub: text("archive_epub"),
+    /**
+     * KOReader's partial MD5 of the archive's bytes (storage/partial-md5.ts, README "Reading
+     * progress"): null until computed (at upload, or by the start-up backfill).
+     */
+    archivePartialMd5: text("archive_partial_md5"),
     archiveUploadedAt: time("archive_uploaded_at"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
@@ -70,6 +84,11 @@ export const bookVersion = sqliteTable(
     index("book_version_unrecognised_idx")
       .on(t.id)
       .where(sql`${t.archiveFormat} IS NULL AND ${t.archiveSha256} IS NOT NULL`),
+    // A KOReader document → its versions; and the backfill's slices of versions without one.
+    index("book_version_partial_md5_idx").on(t.archivePartialMd5),
+    index("book_version_no_partial_md5_idx")
+      .on(t.id)
+      .where(sql`${t.archivePartialMd5} IS NULL AND ${t.archiveSha256} IS NOT NULL`),
     index("book_version_book_idx").on(t.bookId),
     index("book_version_version_code_idx").on(t.versionCode),
     index("book_version_created_at_idx").on(t.createdAt),
@@ -249,6 +268,34 @@ export const deviceToken = sqliteTable(
     // The cleanup job finds ended tokens by these (jobs/session-cleanup.ts).
     index("device_token_revoked_idx").on(t.revokedAt),
     index("device_token_expires_idx").on(t.expiresAt),
+  ],
+);
+
+// README "Reading progress": one position per (user, book), shared by every app; the latest write
+// from the API or KOReader's sync wins. A write is one upsert on reading_progress_user_book_uq.
+export const readingProgress = sqliteTable(
+  "reading_progress",
+  {
+    id: id(),
+    userUuid: text("user_uuid").notNull(),
+    bookId: integer("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "cascade" }),
+    versionId: integer("version_id").references(() => bookVersion.id, { onDelete: "set null" }),
+    percentage: real("percentage").notNull(),
+    /** A Readium Locator as JSON; null when the last write was KOReader's. */
+    locator: text("locator"),
+    koreaderProgress: text("koreader_progress"),
+    koreaderDevice: text("koreader_device"),
+    koreaderDeviceId: text("koreader_device_id"),
+    device: text("device").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("reading_progress_user_book_uq").on(t.userUuid, t.bookId),
+    index("reading_progress_book_idx").on(t.bookId),
+    // A deleted version sets its rows' version_id to null: found by this, not a scan.
+    index("reading_progress_version_idx").on(t.versionId),
   ],
 );
 
@@ -481,6 +528,7 @@ export const tables = {
   apk,
   userSession,
   deviceToken,
+  readingProgress,
   adminGrant,
   storeUserLink,
   storeUser,
