@@ -9,7 +9,7 @@
 import packageJson from "../package.json" with { type: "json" };
 import { resolveJwtSecret } from "./auth/jwt-secret";
 import { rolesFor } from "./auth/principal";
-import { backup } from "./backup/backup";
+import { type BackupReport, backup } from "./backup/backup";
 import { BackupError } from "./backup/manifest";
 import { restore } from "./backup/restore";
 import { describeDatabase, describeStore, describeTargets, withoutSecrets } from "./cli-targets";
@@ -21,6 +21,7 @@ import { createLogger } from "./lib/logger";
 import { AppError } from "./lib/problems";
 import { isUuid } from "./lib/uuid";
 import { grantAdmin, listAdmins, revokeAdmin, UnknownUserError } from "./services/admin-grants";
+import { cliSource, recordAuditAlone } from "./services/audit";
 import { type KeyState, listEntitlementKeyStates, rotateEntitlementKey } from "./services/entitlements";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
 import type { StoreUser } from "./store/directory";
@@ -76,7 +77,7 @@ try {
       ),
     };
     if (identifier === "rotate") {
-      const key = await rotateEntitlementKey(keyDeps);
+      const key = await rotateEntitlementKey(keyDeps, cliSource);
       console.log(`published ${describeKey(key)}`);
     } else {
       const keys = await listEntitlementKeyStates(keyDeps);
@@ -84,10 +85,10 @@ try {
       for (const key of keys) console.log(describeKey(key));
     }
   } else if (command === "grant") {
-    const { user, changed } = await grantAdmin(deps, identifier!);
+    const { user, changed } = await grantAdmin(deps, cliSource, identifier!);
     console.log(`${changed ? "granted admin to" : "already granted:"} ${describe(user!)}`);
   } else if (command === "revoke") {
-    const { user, userUuid, changed } = await revokeAdmin(deps, identifier!);
+    const { user, userUuid, changed } = await revokeAdmin(deps, cliSource, identifier!);
     console.log(
       `${changed ? "revoked the admin grant of" : "had no admin grant:"} ${user ? describe(user) : userUuid}`,
     );
@@ -156,7 +157,14 @@ async function backupCommand(command: "backup" | "restore", folder: string): Pro
   try {
     if (command === "backup") {
       const report = await backup(config, folder, packageJson.version);
+      // The backup is made whatever the log can say of it: a database out of reach (Postgres,
+      // which this backup does not copy) is a note, not a failed backup.
+      const unrecorded = await recordBackup(report).then(
+        () => null,
+        (error: unknown) => messageOf(error),
+      );
       for (const note of report.notes) say(`note: ${note}`);
+      if (unrecorded) say(`note: the audit log could not record this backup: ${unrecorded}`);
       say(
         `backed up ${report.database === "sqlite" ? "the database, " : ""}${report.blobs} blobs (${report.blobBytes} bytes)${report.jwtSecret ? " and the jwt-secret" : ""} to ${folder} in ${seconds()} s`,
       );
@@ -176,5 +184,30 @@ async function backupCommand(command: "backup" | "restore", folder: string): Pro
       ),
     );
     return 1;
+  }
+}
+
+/**
+ * The backup as an audit event of the database it copied (README "Audit log"), written once the
+ * backup is complete (so the copy does not hold it). Named by the backup's time, not its folder.
+ */
+async function recordBackup(report: BackupReport): Promise<void> {
+  // Migrated as for `grant`: this command is the deployment's own version.
+  const database = await openDatabase(config.databaseUrl, { migrate: true });
+  try {
+    await recordAuditAlone(database.db, {
+      by: cliSource,
+      at: new Date(),
+      action: "backup.create",
+      target: { type: "backup", id: report.createdAt },
+      changes: {
+        database: [null, report.database],
+        blobs: [null, report.blobs],
+        blobBytes: [null, report.blobBytes],
+        jwtSecret: [null, report.jwtSecret],
+      },
+    });
+  } finally {
+    await database.close();
   }
 }

@@ -165,6 +165,8 @@ const EnvSchema = z
       4 * SESSION_TOUCH_INTERVAL_MS,
       "2m: a session in use has its last use recorded every 30 s, and at least once a minute, so a shorter timeout could end sessions in use",
     ),
+    // README "Audit log": how long events are kept; the session cleanup job deletes older ones.
+    AUDIT_RETENTION: duration("365d", 86_400_000, "1d: the audit log is kept in days"),
     SESSION_CLEANUP_CRON: z
       .string()
       .default("*/15 * * * *")
@@ -310,6 +312,8 @@ export interface Config {
   entitlementKeyOverlapMs: number;
   sessionIdleTimeoutMs: number;
   sessionCleanupCron: string;
+  /** How long audit events are kept (README "Audit log"). */
+  auditRetentionMs: number;
   blobCleanupCron: string;
   /** The blob cleanup removes nothing younger than this (at least MIN_BLOB_GRACE_MS). */
   blobCleanupGraceMs: number;
@@ -395,6 +399,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       entitlementKeyOverlapMs: e.ENTITLEMENT_KEY_OVERLAP,
       sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT,
       sessionCleanupCron: e.SESSION_CLEANUP_CRON,
+      auditRetentionMs: e.AUDIT_RETENTION,
       blobCleanupCron: e.BLOB_CLEANUP_CRON,
       blobCleanupGraceMs: e.BLOB_CLEANUP_GRACE,
       maxCoverBytes: e.MAX_COVER_BYTES,

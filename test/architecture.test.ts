@@ -108,9 +108,9 @@ const rules: Rule[] = [
     why: "the user store sits below the services (services/open-shop.ts builds the shop over it)",
   },
   {
-    from: /^(storage|store|jobs|print|auth)\//,
+    from: /^(storage|store|jobs|print|auth|opds)\//,
     forbidden: HTTP_LAYER,
-    why: "storage, the user store, the jobs, printing and auth know nothing of HTTP routes",
+    why: "storage, the user store, the jobs, printing, auth and the OPDS documents know nothing of HTTP routes",
   },
 ];
 

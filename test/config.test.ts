@@ -156,6 +156,19 @@ describe("configuration", () => {
     return result.ok ? [] : result.problems;
   };
 
+  test("AUDIT_RETENTION: 365d by default, a duration of at least a day", () => {
+    const fallback = parseConfig({});
+    expect(fallback.ok && fallback.config.auditRetentionMs).toBe(365 * 86_400_000);
+    const set = parseConfig({ AUDIT_RETENTION: "90d" });
+    expect(set.ok && set.config.auditRetentionMs).toBe(90 * 86_400_000);
+    expect(problemsOf({ AUDIT_RETENTION: "forever" })).toEqual([
+      'AUDIT_RETENTION: "forever" is not a duration such as 30d, 12h, 15m or 90s',
+    ]);
+    expect(problemsOf({ AUDIT_RETENTION: "12h" })).toEqual([
+      'AUDIT_RETENTION: "12h" is shorter than the minimum, 1d: the audit log is kept in days',
+    ]);
+  });
+
   test("metrics: off unless METRICS_PORT is set, on 127.0.0.1 by default, never on PORT", () => {
     const off = parseConfig({});
     if (!off.ok) throw new Error(off.problems.join());

@@ -1,8 +1,11 @@
 import {
   and,
   asc,
+  count,
+  desc,
   eq,
   gt,
+  gte,
   inArray,
   isNotNull,
   isNull,
@@ -504,4 +507,126 @@ export async function listEntitledBooks(
 ): Promise<EntitledBookRow[]> {
   if (db.dialect === "postgres") return entitledBooksOnPostgres(db, userUuid, limit);
   return rowsOf(db, entitledBooksStatement(db), { userUuid, limit });
+}
+
+/**
+ * Which of a user's held books a catalog page shows (README, Reading apps): only those with a
+ * downloadable newest version (an OPDS entry must offer an acquisition), optionally those whose
+ * newest version changed at or after `changedSince`, or whose title or author contains `search`.
+ */
+export interface CatalogFilter {
+  changedSince?: Date;
+  search?: string;
+}
+
+/**
+ * `%text%` for LIKE, with LIKE's own characters (and the escape) taken literally. Lower-cased by
+ * the database, as the columns are: Postgres folds every letter, SQLite ASCII letters only, and
+ * either way the pattern is folded as the text it is matched against.
+ */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+/** A search's condition on the book: its title or author contains the terms. */
+function searchWhere({ tables: { book } }: Database, filter: CatalogFilter): SQL | undefined {
+  if (filter.search === undefined) return undefined;
+  const pattern = containsPattern(filter.search);
+  return or(
+    sql`lower(${book.title}) LIKE lower(${pattern}) ESCAPE '\\'`,
+    sql`lower(${book.author}) LIKE lower(${pattern}) ESCAPE '\\'`,
+  );
+}
+
+function catalogWhere(db: Database, userUuid: string, filter: CatalogFilter): SQL | undefined {
+  const { activation, bookVersion } = db.tables;
+  return and(
+    eq(activation.userUuid, userUuid),
+    isNotNull(bookVersion.id),
+    filter.changedSince === undefined ? undefined : gte(bookVersion.updatedAt, filter.changedSince),
+    searchWhere(db, filter),
+  );
+}
+
+/** A catalog page: its rows and the size of the whole feed. */
+export interface CatalogRows {
+  rows: HeldBookRow[];
+  total: number;
+}
+
+/**
+ * A page of the user's held books with files. It starts from the user's activations and joins
+ * each book and its newest version by key, so it costs the size of one reader's shelf at most,
+ * never the catalogue's:
+ * - the shelf (newest activation first) walks activation_user_created_at_idx in order and stops
+ *   at the page, and its total is a count of the reader's activations with one index seek each;
+ * - "changed since" and a search must look at every held book to order or to filter, so the page
+ *   and its total come from that one pass (`count(*) OVER ()`); only a page past the end asks for
+ *   the total again.
+ */
+export async function readCatalogPage(
+  db: Database,
+  userUuid: string,
+  filter: CatalogFilter,
+  slice: { limit: number; offset: number },
+): Promise<CatalogRows> {
+  const { activation, book, bookVersion } = db.tables;
+  const shelf = filter.changedSince === undefined && filter.search === undefined;
+  // The shelf's walk in index order stops at its page only without a window over the whole feed.
+  const total = shelf ? sql<number>`0` : sql<number>`count(*) OVER ()`;
+  const read = () =>
+    db.orm
+      .select({ ...heldBookSelection(db), total })
+      .from(activation)
+      .innerJoin(book, eq(book.id, activation.bookId))
+      .leftJoin(bookVersion, isNewestVersion(db))
+      .where(catalogWhere(db, userUuid, filter))
+      .orderBy(
+        ...(filter.changedSince === undefined
+          ? [desc(activation.createdAt), desc(activation.id)]
+          : [desc(bookVersion.updatedAt), desc(book.id)]),
+      )
+      .limit(slice.limit)
+      .offset(slice.offset);
+  const withoutTotal = (counted: Awaited<ReturnType<typeof read>>): HeldBookRow[] =>
+    counted.map(({ activation: a, book: b, newestVersion }) => ({ activation: a, book: b, newestVersion }));
+  if (shelf) {
+    const [counted, count] = await Promise.all([read(), countCatalogBooks(db, userUuid, filter)]);
+    return { rows: withoutTotal(counted), total: count };
+  }
+  const counted = await read();
+  if (counted.length > 0) return { rows: withoutTotal(counted), total: Number(counted[0]!.total) };
+  return { rows: [], total: slice.offset === 0 ? 0 : await countCatalogBooks(db, userUuid, filter) };
+}
+
+/** The book of the activation has a version with an archive (book_version_newest_idx: one seek). */
+function hasFile({ tables: { activation } }: Database): SQL {
+  return sql`EXISTS (SELECT 1 FROM book_version filed WHERE filed.book_id = ${activation.bookId} AND filed.archive_sha256 IS NOT NULL)`;
+}
+
+/**
+ * How many held books `listCatalogBooks` pages through for this filter: the reader's activations
+ * (an index range) with one index seek each, joined to the book only for a search and to its
+ * newest version only for "changed since".
+ */
+export async function countCatalogBooks(
+  db: Database,
+  userUuid: string,
+  filter: CatalogFilter,
+): Promise<number> {
+  const { activation, book, bookVersion } = db.tables;
+  const where = and(eq(activation.userUuid, userUuid), hasFile(db), searchWhere(db, filter));
+  if (filter.changedSince !== undefined) {
+    const [row] = await db.orm
+      .select({ total: count() })
+      .from(activation)
+      .innerJoin(book, eq(book.id, activation.bookId))
+      .innerJoin(bookVersion, isNewestVersion(db))
+      .where(and(eq(activation.userUuid, userUuid), gte(bookVersion.updatedAt, filter.changedSince)));
+    return Number(row?.total ?? 0);
+  }
+  const query = db.orm.select({ total: count() }).from(activation).$dynamic();
+  if (filter.search !== undefined) query.innerJoin(book, eq(book.id, activation.bookId));
+  const [row] = await query.where(where);
+  return Number(row?.total ?? 0);
 }

@@ -10,6 +10,7 @@ import * as activations from "../repositories/activations";
 import { findBook } from "../repositories/books";
 import { releaseActivation } from "../repositories/qr-codes";
 import type { StoreDirectory } from "../store/directory";
+import { type AuditSource, recordChange } from "./audit";
 import { ofExistingBook } from "./books";
 import { conflictIfDuplicate, found } from "./guards";
 import { pagedList } from "./page";
@@ -81,12 +82,20 @@ const duplicate = (input: ActivationInputValue) =>
 export async function createActivation(
   db: Database,
   store: StoreDirectory,
+  by: AuditSource,
   input: ActivationInputValue,
   now: Date,
 ): Promise<activations.ActivationRow> {
+  // Outside the transaction: the store may be another server (a SQLite transaction ends in its turn).
   await assertReferencesExist(db, store, input);
-  // The unique (user, book) index decides between racing requests; no read-then-write here.
-  return activations.insertActivation(db, { ...input, qrCodeId: null }, now).catch(duplicate(input));
+  return withTransaction(db, async (tx) => {
+    // The unique (user, book) index decides between racing requests; no read-then-write here.
+    const activation = await activations
+      .insertActivation(tx, { ...input, qrCodeId: null }, now)
+      .catch(duplicate(input));
+    await recordChange(tx, by, now, "activation", "create", activation.id, null, activation);
+    return activation;
+  });
 }
 
 /**
@@ -96,6 +105,7 @@ export async function createActivation(
 export async function replaceActivation(
   db: Database,
   store: StoreDirectory,
+  by: AuditSource,
   id: number,
   input: ActivationInputValue,
   now: Date,
@@ -110,6 +120,7 @@ export async function replaceActivation(
     if (before.userUuid !== after.userUuid || before.bookId !== after.bookId) {
       await recordActivationEnds(tx, [before], now);
     }
+    await recordChange(tx, by, now, "activation", "update", id, before, after);
     return after;
   });
 }
@@ -117,6 +128,7 @@ export async function replaceActivation(
 /** Deletes the activation (the entitlement ends) and frees its slot on the code in one transaction. */
 export async function removeActivation(
   db: Database,
+  by: AuditSource,
   id: number,
   now: Date,
 ): Promise<activations.ActivationRow> {
@@ -125,6 +137,7 @@ export async function removeActivation(
     if (deleted.qrCodeId !== null) await releaseActivation(tx, deleted.qrCodeId, now);
     // The revocations feed of offline entitlements (README "Offline entitlements").
     await recordActivationEnds(tx, [deleted], now);
+    await recordChange(tx, by, now, "activation", "delete", id, deleted, null);
     return deleted;
   });
 }

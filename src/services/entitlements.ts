@@ -12,6 +12,7 @@ import {
 } from "../auth/entitlement-signing";
 import type { Principal } from "../auth/principal";
 import type { Config } from "../config";
+import { withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
 import { activationEndsSince } from "../repositories/activation-ends";
@@ -22,6 +23,7 @@ import {
   listEntitlementKeys,
   newestEntitlementKey,
 } from "../repositories/entitlement-keys";
+import { type AuditSource, recordChange } from "./audit";
 
 export const ENTITLEMENTS_JWS_TYPE = "bookdist-entitlements+jwt";
 /**
@@ -91,15 +93,28 @@ export async function signingKey(deps: EntitlementDeps): Promise<EntitlementKeyR
   return signing.row;
 }
 
-async function insertKey(deps: EntitlementDeps, id: number, now: Date, signsFrom: Date): Promise<boolean> {
+async function insertKey(
+  deps: EntitlementDeps,
+  id: number,
+  now: Date,
+  signsFrom: Date,
+  by?: AuditSource,
+): Promise<boolean> {
   const key = await generateSigningKey(deps.jwtSecret);
-  return insertEntitlementKeyIfAbsent(deps.db, {
+  const row = {
     id,
     kid: key.kid,
     publicJwk: JSON.stringify(key.publicJwk),
     privateKeyEncrypted: key.sealed,
     createdAt: now,
     signsFrom,
+  };
+  return withTransaction(deps.db, async (tx) => {
+    const inserted = await insertEntitlementKeyIfAbsent(tx, row);
+    // An operator's rotation is a change of theirs (README "Audit log"); the first key, made on
+    // demand by the server, is not. Only the kid and its start are named, never a key.
+    if (inserted && by) await recordChange(tx, by, now, "entitlementkey", "rotate", id, null, row);
+    return inserted;
   });
 }
 
@@ -108,12 +123,12 @@ async function insertKey(deps: EntitlementDeps, id: number, now: Date, signsFrom
  * (the first key ever signs at once). A rotation that met another one at the same moment fails
  * rather than making two.
  */
-export async function rotateEntitlementKey(deps: EntitlementDeps): Promise<KeyState> {
+export async function rotateEntitlementKey(deps: EntitlementDeps, by: AuditSource): Promise<KeyState> {
   const now = deps.clock.now();
   const newest = await newestEntitlementKey(deps.db);
   const id = (newest?.id ?? 0) + 1;
   const signsFrom = newest ? new Date(now.getTime() + deps.config.entitlementKeyOverlapMs) : now;
-  if (!(await insertKey(deps, id, now, signsFrom))) {
+  if (!(await insertKey(deps, id, now, signsFrom, by))) {
     throw new AppError("CONFLICT", "Another rotation made this key generation just now; list the keys.");
   }
   const states = await listEntitlementKeyStates(deps);

@@ -1,4 +1,5 @@
 import { BasicAuthCache } from "../auth/basic-cache";
+import { LinkSigner } from "../auth/signed-links";
 import { TokenSigner } from "../auth/tokens";
 import type { Deps } from "../deps";
 import { AccountCheck } from "./account-check";
@@ -11,6 +12,8 @@ import { Throttle } from "./throttle";
  */
 export interface Runtime {
   signer: TokenSigner;
+  /** The OPDS feeds' signed cover and download links (README, Reading apps). */
+  linkSigner: LinkSigner;
   basicCache: BasicAuthCache;
   /** Device tokens checked in the last minute, apart from shop passwords (services/device-tokens.ts). */
   deviceTokenCache: BasicAuthCache;
@@ -23,6 +26,7 @@ export interface Runtime {
 export function createRuntime(deps: Deps): Runtime {
   return {
     signer: new TokenSigner(deps.jwtSecret, deps.config.jwtIssuer),
+    linkSigner: new LinkSigner(deps.jwtSecret),
     basicCache: new BasicAuthCache(),
     deviceTokenCache: new BasicAuthCache(),
     throttle: new Throttle(deps.db, deps.config.throttle),

@@ -17,11 +17,26 @@ const hasApiMd = requires(
 const ALIASES = ["GET /openapi.json", "GET /swagger-ui.html", "GET /swagger-ui/index.html"];
 const PRINT_RUNS = "Print runs and device updates";
 const SHOP_ORDERS = "Shop orders";
+const AUDIT_LOG = "Audit log";
+/**
+ * §11's OPDS catalogs are prose, not a table: they name `GET /opds`, `/opds/v2`,
+ * `/opds/search.xml` and `GET /opds/auth` and leave the feeds' and signed files' paths to the code
+ * (parallel in /opds/... and /opds/v2/...). Every operation under /opds is read as listed there,
+ * at the level its own test below pins.
+ */
+const OPDS_CATALOGS = "OPDS catalogs";
+const OPDS_NAMED = ["GET /opds", "GET /opds/v2", "GET /opds/search.xml", "GET /opds/auth"];
+/** The catalog's public operations: its authentication document and the signed file links. */
+const OPDS_PUBLIC = [
+  "GET /opds/auth",
+  "GET /opds/download/{userUUID}/{id}",
+  "GET /opds/cover/{userUUID}/{id}",
+];
 /**
  * Rows of §11 (readers' own apps) whose work order has not landed yet: each is pinned by a test
  * that fails once the document has it, so the entry goes when the operation comes.
  */
-const NOT_YET_BUILT = new Set(["GET /book/{id}/progress", "PUT /book/{id}/progress"]);
+const NOT_YET_BUILT = new Set<string>([]);
 /**
  * Where a later work order knowingly widens an API.md row: operation → the level the document
  * declares instead. Each entry is pinned by its own test, so no other drift can hide here.
@@ -42,9 +57,10 @@ interface Row {
 /**
  * The endpoint rows of API.md §5 (`| METHOD /path (alias …) | level | … |`, by subsection), of
  * §7, the shop's endpoints (section "Shop orders"; a level such as "public, signed" reads as its
- * first word), and of §11, the readers' apps (by subsection; "user (a session token; …)" reads
- * as "user"). §11's offline entitlements list theirs as bullets, "- `GET /path?query` (level, …)",
- * where "(same access)" is the level of the section's first operation (the token's).
+ * first word), of §9, the audit log (section "Audit log"), and of §11, the readers' apps (by
+ * subsection; "user (a session token; …)" reads as "user"). §11's offline entitlements list
+ * theirs as bullets, "- `GET /path?query` (level, …)", where "(same access)" is the level of the
+ * section's first operation (the token's).
  */
 function endpointRows(markdown: string): Row[] {
   if (!markdown.includes("\n## 5. Endpoints")) throw new Error("API.md has no §5 Endpoints");
@@ -55,9 +71,15 @@ function endpointRows(markdown: string): Row[] {
     const heading = /^(#{2,3}) (.+)$/.exec(line);
     if (heading?.[1] === "##") {
       chapter = heading[2]!.trim();
-      section = chapter.startsWith("7.") ? SHOP_ORDERS : "";
+      section = chapter.startsWith("7.") ? SHOP_ORDERS : chapter.startsWith("9.") ? AUDIT_LOG : "";
     } else if (heading) section = heading[2]!.trim();
-    if (!chapter.startsWith("5.") && !chapter.startsWith("7.") && !chapter.startsWith("11.")) continue;
+    if (
+      !chapter.startsWith("5.") &&
+      !chapter.startsWith("7.") &&
+      !chapter.startsWith("9.") &&
+      !chapter.startsWith("11.")
+    )
+      continue;
     const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)[^|]*\|\s*(\w+)[^|]*\|/.exec(line);
     if (row) rows.push({ operation: `${row[1]} ${row[2]}`, level: row[3]!, section });
     const bullet = section.startsWith("Offline entitlements")
@@ -76,6 +98,7 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
   let t: TestApp;
   let documented: Map<string, string>;
   let rows: Row[];
+  let opdsSection: string;
   beforeAll(async () => {
     t = await createTestApp();
     const doc = (await jsonOf(await t.call("GET", "/v3/api-docs"))) as {
@@ -88,7 +111,14 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
         ),
       ),
     );
-    rows = endpointRows(await Bun.file(API_MD).text());
+    const markdown = await Bun.file(API_MD).text();
+    rows = endpointRows(markdown);
+    opdsSection = markdown.split(`### ${OPDS_CATALOGS}`)[1]?.split("\n### ")[0] ?? "";
+    if (opdsSection !== "") {
+      for (const [operation, level] of documented) {
+        if (operation.startsWith("GET /opds")) rows.push({ operation, level, section: OPDS_CATALOGS });
+      }
+    }
   });
   afterAll(() => t.close());
 
@@ -103,6 +133,22 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
     expect(new Set(rows.map((row) => row.operation)).size).toBe(rows.length);
     expect(rows).toContainEqual({ operation: "POST /shop/webhook", level: "public", section: SHOP_ORDERS });
     expect(rows).toContainEqual({ operation: "GET /shop-product", level: "admin", section: SHOP_ORDERS });
+    expect(rows).toContainEqual({ operation: "GET /audit-event/{id}", level: "admin", section: AUDIT_LOG });
+  });
+
+  test(`the ${OPDS_CATALOGS} of §11: the operations it names are documented, feeds for users, files and the auth document public`, () => {
+    expect(opdsSection).not.toBe("");
+    for (const operation of OPDS_NAMED) {
+      expect(opdsSection).toContain(operation.slice(4));
+      expect(documented.has(operation)).toBe(true);
+    }
+    const opds = rows.filter((row) => row.section === OPDS_CATALOGS);
+    expect(opds.length).toBeGreaterThan(OPDS_NAMED.length);
+    for (const row of opds)
+      expect([row.operation, row.level]).toEqual([
+        row.operation,
+        OPDS_PUBLIC.includes(row.operation) ? "public" : "user",
+      ]);
   });
 
   test("the document has no operation that API.md does not list", () => {
@@ -145,6 +191,15 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
       level: "user",
       section: "Device tokens (app passwords)",
     });
+    // Reading progress's rows are read, and built at their level.
+    for (const operation of ["GET /book/{id}/progress", "PUT /book/{id}/progress"]) {
+      expect(rows).toContainEqual({
+        operation,
+        level: "entitled",
+        section: "Reading progress (`sync` scope)",
+      });
+      expect(documented.get(operation)).toBe("entitled");
+    }
     for (const operation of NOT_YET_BUILT) {
       expect(rows.map((row) => row.operation)).toContain(operation);
       expect(documented.has(operation)).toBe(false);

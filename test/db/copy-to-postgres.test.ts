@@ -37,6 +37,7 @@ function tableReads(db: Database) {
     deviceToken: () => db.orm.select().from(t.deviceToken).orderBy(t.deviceToken.id),
     entitlementKey: () => db.orm.select().from(t.entitlementKey).orderBy(t.entitlementKey.id),
     activationEnd: () => db.orm.select().from(t.activationEnd).orderBy(t.activationEnd.id),
+    readingProgress: () => db.orm.select().from(t.readingProgress).orderBy(t.readingProgress.id),
     adminGrant: () => db.orm.select().from(t.adminGrant).orderBy(t.adminGrant.userUuid),
     storeUserLink: () => db.orm.select().from(t.storeUserLink).orderBy(t.storeUserLink.uuid),
     storeUser: () => db.orm.select().from(t.storeUser).orderBy(t.storeUser.id),
@@ -133,6 +134,11 @@ describe.if(withPostgres)("bun run db copy: SQLite into an empty Postgres databa
     const second = await t.user();
     const ended = await call("POST", "/activation", { bookId: book.id, userUuid: second.uuid });
     expect((await t.call("DELETE", `/activation/${ended.id}`, { token: owner.token })).status).toBe(200);
+    const progress = await t.call("PUT", `/book/${book.id}/progress`, {
+      token: reader.token,
+      json: { percentage: 0.25, device: "Thorium", modified: "2026-11-21T09:00:00.000Z" },
+    });
+    expect(progress.status).toBe(200);
     await call("POST", "/apk", { kind: "bookapp", versionCode: 1, versionName: "1.0" });
     await call("POST", "/shop-product", { bookId: book.id, productId: 1520 });
     const db = t.deps.db;

@@ -18,8 +18,10 @@ import {
   activationSortFields,
   listActivations,
   listBooksWithActivation,
+  readCatalogPage,
 } from "../../src/repositories/activations";
 import { apkSortFields, listApks } from "../../src/repositories/apks";
+import { auditEventSortFields, listAuditEvents } from "../../src/repositories/audit-events";
 import {
   bookVersionSortFields,
   listBookVersions,
@@ -48,6 +50,26 @@ const USER = "00000000-0000-4000-8000-000000000001";
  */
 const lists: { name: string; fields: readonly string[]; read: ListRead }[] = [
   { name: "GET /book", fields: bookSortFields, read: (db, w) => listBooks(db, w as never) },
+  {
+    name: "GET /audit-event",
+    fields: auditEventSortFields,
+    read: (db, w) => listAuditEvents(db, w as never),
+  },
+  {
+    name: "GET /audit-event?actor=…",
+    fields: ["id"],
+    read: (db, w) => listAuditEvents(db, w as never, { actorEmail: "admin@example.com" }),
+  },
+  {
+    name: "GET /audit-event?actor=<uuid>",
+    fields: ["id"],
+    read: (db, w) => listAuditEvents(db, w as never, { actorUuid: USER }),
+  },
+  {
+    name: "GET /audit-event?targetType=…&targetId=…",
+    fields: ["id"],
+    read: (db, w) => listAuditEvents(db, w as never, { targetType: "book", targetId: "7" }),
+  },
   {
     name: "GET /book/all-books-with-version-and-activation",
     fields: bookSortFields,
@@ -134,6 +156,21 @@ describe(`every documented sort field has an index (${testDialect})`, () => {
   afterAll(async () => {
     await close();
     await database.drop();
+  });
+
+  test("the OPDS shelf's page 0 (My books, newest activation first) is read in index order", async () => {
+    caught = [];
+    await readCatalogPage(db, USER, {}, { limit: 50, offset: 0 });
+    const pages = caught.filter((statement) => /order by/i.test(statement.sql));
+    expect(pages).toHaveLength(1);
+    const plan = await explain(pages[0]!);
+    if (testDialect === "sqlite") {
+      expect(plan.filter((line) => line.includes("TEMP B-TREE"))).toEqual([]);
+      expect(plan.some((line) => line.includes("activation_user_created_at_idx"))).toBe(true);
+    } else {
+      expect(plan.filter((line) => /\bSort\b/.test(line))).toEqual([]);
+      expect(plan.some((line) => line.includes("activation_user_created_at_idx"))).toBe(true);
+    }
   });
 
   for (const list of lists) {

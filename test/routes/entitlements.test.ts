@@ -25,6 +25,7 @@ import { BookVersion } from "../../src/routes/book-versions/book-versions.schema
 import { Book } from "../../src/routes/books/books.schemas";
 import { CreatedDeviceToken } from "../../src/routes/device-tokens/device-tokens.schemas";
 import { Entitlements } from "../../src/routes/entitlements/entitlements.schemas";
+import { cliSource } from "../../src/services/audit";
 import {
   ENTITLEMENTS_JWS_TYPE,
   issueEntitlements,
@@ -344,10 +345,24 @@ describe("offline entitlements", () => {
 
     t.clock.advance(DAY);
     const rotatedAt = t.clock.now();
-    const rotated = await rotateEntitlementKey(t.deps);
+    const rotated = await rotateEntitlementKey(t.deps, cliSource);
     expect(rotated.state).toBe("pending");
     expect(rotated.row.signsFrom).toEqual(new Date(rotatedAt.getTime() + DAY));
     const newKid = rotated.row.kid;
+    // The operator's rotation is an audit event (actor cli) naming the kid, never a key's half.
+    const [event] = (await (
+      await call("GET", "/audit-event?action=entitlementkey.rotate", { token: admin.token })
+    ).json()) as Array<{
+      actor: { via: string };
+      target: { type: string; id: number };
+      changes: Record<string, unknown>;
+    }>;
+    expect(event).toMatchObject({
+      actor: { via: "cli" },
+      target: { type: "entitlementkey", id: rotated.row.id },
+      changes: { kid: [null, newKid] },
+    });
+    expect(JSON.stringify(event)).not.toContain(rotated.row.privateKeyEncrypted);
     // Published at once, newest first; the old key still signs during the overlap.
     expect(await kids()).toEqual([newKid, oldKid]);
     t.clock.advance(DAY - 1);

@@ -2,7 +2,16 @@
 // ./parity.ts fails the type-check when they drift.
 import { sql } from "drizzle-orm";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  check,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 
 const id = () => integer("id").primaryKey({ autoIncrement: true });
 const time = (name: string) => integer(name, { mode: "timestamp_ms" });
@@ -60,6 +69,11 @@ export const bookVersion = sqliteTable(
     archiveFormat: text("archive_format", { enum: ["epub", "zip"] }),
     /** An EPUB's package metadata as JSON (storage/epub.ts EpubMetadata); null for a zip. */
     archiveEpub: text("archive_epub"),
+    /**
+     * KOReader's partial MD5 of the archive's bytes (storage/partial-md5.ts, README "Reading
+     * progress"): null until computed (at upload, or by the start-up backfill).
+     */
+    archivePartialMd5: text("archive_partial_md5"),
     archiveUploadedAt: time("archive_uploaded_at"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
@@ -70,9 +84,17 @@ export const bookVersion = sqliteTable(
     index("book_version_unrecognised_idx")
       .on(t.id)
       .where(sql`${t.archiveFormat} IS NULL AND ${t.archiveSha256} IS NOT NULL`),
+    // A KOReader document → its versions; and the backfill's slices of versions without one.
+    index("book_version_partial_md5_idx").on(t.archivePartialMd5),
+    index("book_version_no_partial_md5_idx")
+      .on(t.id)
+      .where(sql`${t.archivePartialMd5} IS NULL AND ${t.archiveSha256} IS NOT NULL`),
     index("book_version_book_idx").on(t.bookId),
     index("book_version_version_code_idx").on(t.versionCode),
     index("book_version_created_at_idx").on(t.createdAt),
+    // A book's newest version (the highest code with an archive) in one seek, for every row of a
+    // shelf or an OPDS feed (repositories/activations.ts isNewestVersion).
+    index("book_version_newest_idx").on(t.bookId, t.versionCode).where(sql`${t.archiveSha256} IS NOT NULL`),
   ],
 );
 
@@ -151,6 +173,9 @@ export const activation = sqliteTable(
     index("activation_book_idx").on(t.bookId),
     index("activation_qr_code_idx").on(t.qrCodeId),
     index("activation_created_at_idx").on(t.createdAt),
+    // One reader's shelf newest first, read in order and cut at its page: My books and its OPDS
+    // feed cost their page, not the reader's every book.
+    index("activation_user_created_at_idx").on(t.userUuid, t.createdAt),
   ],
 );
 
@@ -243,6 +268,34 @@ export const deviceToken = sqliteTable(
     // The cleanup job finds ended tokens by these (jobs/session-cleanup.ts).
     index("device_token_revoked_idx").on(t.revokedAt),
     index("device_token_expires_idx").on(t.expiresAt),
+  ],
+);
+
+// README "Reading progress": one position per (user, book), shared by every app; the latest write
+// from the API or KOReader's sync wins. A write is one upsert on reading_progress_user_book_uq.
+export const readingProgress = sqliteTable(
+  "reading_progress",
+  {
+    id: id(),
+    userUuid: text("user_uuid").notNull(),
+    bookId: integer("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "cascade" }),
+    versionId: integer("version_id").references(() => bookVersion.id, { onDelete: "set null" }),
+    percentage: real("percentage").notNull(),
+    /** A Readium Locator as JSON; null when the last write was KOReader's. */
+    locator: text("locator"),
+    koreaderProgress: text("koreader_progress"),
+    koreaderDevice: text("koreader_device"),
+    koreaderDeviceId: text("koreader_device_id"),
+    device: text("device").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("reading_progress_user_book_uq").on(t.userUuid, t.bookId),
+    index("reading_progress_book_idx").on(t.bookId),
+    // A deleted version sets its rows' version_id to null: found by this, not a scan.
+    index("reading_progress_version_idx").on(t.versionId),
   ],
 );
 
@@ -480,6 +533,33 @@ export const activationEnd = sqliteTable(
   ],
 );
 
+// Who did what (README "Audit log"): one row per change an admin, the shop sync or the CLI made,
+// written in the change's own transaction. `changes` is JSON text ({ field: [before, after] }) on
+// both databases; `target_id` is text since a target may be a user (uuid) as well as a record (id).
+export const auditEvent = sqliteTable(
+  "audit_event",
+  {
+    id: id(),
+    at: time("at").notNull(),
+    actorUuid: text("actor_uuid"),
+    actorEmail: text("actor_email"),
+    actorVia: text("actor_via").notNull(),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    changes: text("changes").notNull(),
+    requestId: text("request_id"),
+    client: text("client"),
+  },
+  (t) => [
+    index("audit_event_at_idx").on(t.at),
+    index("audit_event_actor_uuid_idx").on(t.actorUuid),
+    index("audit_event_actor_email_idx").on(t.actorEmail),
+    index("audit_event_action_idx").on(t.action),
+    index("audit_event_target_idx").on(t.targetType, t.targetId),
+  ],
+);
+
 export const tables = {
   blob,
   book,
@@ -492,6 +572,7 @@ export const tables = {
   deviceToken,
   entitlementKey,
   activationEnd,
+  readingProgress,
   adminGrant,
   storeUserLink,
   storeUser,
@@ -504,6 +585,7 @@ export const tables = {
   shopOrderGrant,
   shopSyncState,
   deployment,
+  auditEvent,
 };
 
 export type Tables = typeof tables;

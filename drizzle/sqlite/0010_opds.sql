@@ -1,0 +1,2 @@
+CREATE INDEX `activation_user_created_at_idx` ON `activation` (`user_uuid`,`created_at`);--> statement-breakpoint
+CREATE INDEX `book_version_newest_idx` ON `book_version` (`book_id`,`version_code`) WHERE "book_version"."archive_sha256" IS NOT NULL;
