@@ -154,6 +154,10 @@ const EnvSchema = z
     JWT_SECRET: z.string().refine(isStrongSecret, STRONG_SECRET_RULE).optional(),
     JWT_ISSUER: z.string().min(1).default("bookdist"),
     SESSION_TTL: duration("30d"),
+    // README "Offline entitlements": how long a token lives, and how long a rotated key is
+    // published before it signs (apps fetch the JWKS meanwhile).
+    ENTITLEMENT_TTL: duration("30d", 60_000, "1m: a token must outlive its trip to the app"),
+    ENTITLEMENT_KEY_OVERLAP: duration("1d"),
     SESSION_IDLE_TIMEOUT: duration(
       "14d",
       // A session used at least once an interval has its last use recorded at least once every two;
@@ -302,6 +306,10 @@ export interface Config {
    */
   passwordHashCost: number;
   sessionTtlMs: number;
+  /** Offline entitlements: a token's life (exp − iat). */
+  entitlementTtlMs: number;
+  /** Offline entitlements: a rotated key is published this long before it signs. */
+  entitlementKeyOverlapMs: number;
   sessionIdleTimeoutMs: number;
   sessionCleanupCron: string;
   /** How long audit events are kept (README "Audit log"). */
@@ -387,6 +395,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       jwtIssuer: e.JWT_ISSUER,
       passwordHashCost: PASSWORD_HASH_COST,
       sessionTtlMs: e.SESSION_TTL,
+      entitlementTtlMs: e.ENTITLEMENT_TTL,
+      entitlementKeyOverlapMs: e.ENTITLEMENT_KEY_OVERLAP,
       sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT,
       sessionCleanupCron: e.SESSION_CLEANUP_CRON,
       auditRetentionMs: e.AUDIT_RETENTION,

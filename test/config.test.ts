@@ -236,6 +236,22 @@ describe("configuration", () => {
     }
   });
 
+  test("ENTITLEMENT_TTL and ENTITLEMENT_KEY_OVERLAP: durations, 30d and 1d by default; a token lives at least 1m", () => {
+    const defaults = parseConfig({});
+    expect(
+      defaults.ok && [defaults.config.entitlementTtlMs, defaults.config.entitlementKeyOverlapMs],
+    ).toEqual([30 * 86_400_000, 86_400_000]);
+    const set = parseConfig({ ENTITLEMENT_TTL: "7d", ENTITLEMENT_KEY_OVERLAP: "90m" });
+    expect(set.ok && [set.config.entitlementTtlMs, set.config.entitlementKeyOverlapMs]).toEqual([
+      7 * 86_400_000,
+      90 * 60_000,
+    ]);
+    expect(problemsOf({ ENTITLEMENT_TTL: "59s", ENTITLEMENT_KEY_OVERLAP: "soon" })).toEqual([
+      'ENTITLEMENT_TTL: "59s" is shorter than the minimum, 1m: a token must outlive its trip to the app',
+      'ENTITLEMENT_KEY_OVERLAP: "soon" is not a duration such as 30d, 12h, 15m or 90s',
+    ]);
+  });
+
   test("SESSION_IDLE_TIMEOUT: at least 2 minutes, since last use is recorded once a minute", () => {
     for (const value of ["1", "90s", "119999ms", "1m"]) {
       const problems = problemsOf({ SESSION_IDLE_TIMEOUT: value });

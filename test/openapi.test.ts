@@ -39,7 +39,7 @@ describe("the OpenAPI document", () => {
     expect(validator.version).toBe("3.1");
   });
 
-  test("declares the device-token scheme for the operations that take it (the OPDS catalog's, reading progress), and stays valid 3.1", async () => {
+  test("declares the device-token scheme for the operations that take it (the OPDS catalog's, reading progress, entitlements), and stays valid 3.1", async () => {
     const withScopes = doc as OpenApiDocument & {
       paths: Record<string, Record<string, { security?: unknown[]; "x-device-token-scope"?: string }>>;
     };
@@ -60,6 +60,13 @@ describe("the OpenAPI document", () => {
     expect(scoped.length).toBeGreaterThan(1);
     expect(withScopes.paths["/book/{id}/progress"]!.put!.security).toEqual([
       { deviceTokenAuth: ["sync"] },
+      { basicAuth: [] },
+      { bearerAuth: [] },
+    ]);
+    const entitlements = withScopes.paths["/authentication/entitlements"]!.get!;
+    expect(entitlements["x-device-token-scope"]).toBe("entitlements");
+    expect(entitlements.security).toEqual([
+      { deviceTokenAuth: ["entitlements"] },
       { basicAuth: [] },
       { bearerAuth: [] },
     ]);

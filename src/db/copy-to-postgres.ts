@@ -182,6 +182,26 @@ function tableCopies(): TableCopy[] {
       (tx, rows) => tx.insert(p.deviceToken).values(rows),
     ),
     table(
+      "entitlement_key",
+      t.entitlementKey,
+      p.entitlementKey,
+      t.entitlementKey.id,
+      (orm, where) =>
+        orm.select().from(t.entitlementKey).where(where).orderBy(asc(t.entitlementKey.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.entitlementKey).values(rows),
+    ),
+    table(
+      "activation_end",
+      t.activationEnd,
+      p.activationEnd,
+      t.activationEnd.id,
+      (orm, where) =>
+        orm.select().from(t.activationEnd).where(where).orderBy(asc(t.activationEnd.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.activationEnd).values(rows),
+    ),
+    table(
       "reading_progress",
       t.readingProgress,
       p.readingProgress,

@@ -6,6 +6,7 @@ import { authenticationRouter } from "./authentication";
 import { bookVersionsRouter } from "./book-versions";
 import { booksRouter } from "./books";
 import { deviceTokensRouter } from "./device-tokens";
+import { entitlementsRouter } from "./entitlements";
 import { opdsRouter } from "./opds";
 import { qrCodeBatchesRouter } from "./qr-code-batches";
 import { qrCodesRouter } from "./qr-codes";
@@ -26,6 +27,8 @@ export const routerSections: readonly (readonly Router[])[] = [
   [authenticationRouter],
   // A reading app's passwords: authentication's paths, listed after its session operations.
   [deviceTokensRouter],
+  // Offline entitlements and their keys (README "Offline entitlements").
+  [entitlementsRouter],
   // A book's activations live with activations (a sub-collection lives with its records' folder);
   // the document lists them among the reader's views of a book, as it always has.
   [readerRouter, bookActivationsRouter],

@@ -5,6 +5,7 @@ import { assertOwner, type Principal } from "../auth/principal";
 import { withTransaction } from "../db/transaction";
 import type { ListWindow } from "../lib/list-window";
 import { AppError, type FieldError, validationFailed } from "../lib/problems";
+import { recordActivationEnds } from "../repositories/activation-ends";
 import * as activations from "../repositories/activations";
 import { findBook } from "../repositories/books";
 import { releaseActivation } from "../repositories/qr-codes";
@@ -114,9 +115,13 @@ export async function replaceActivation(
   return withTransaction(db, async (tx) => {
     const before = await getActivation(tx, id);
     const updated = await activations.updateActivation(tx, id, input, now).catch(duplicate(input));
-    const activation = found(updated, `Activation ${id}`);
-    await recordChange(tx, by, now, "activation", "update", id, before, activation);
-    return activation;
+    const after = found(updated, `Activation ${id}`);
+    // The previous holder lost that book: the revocations feed says so (README "Offline entitlements").
+    if (before.userUuid !== after.userUuid || before.bookId !== after.bookId) {
+      await recordActivationEnds(tx, [before], now);
+    }
+    await recordChange(tx, by, now, "activation", "update", id, before, after);
+    return after;
   });
 }
 
@@ -130,6 +135,8 @@ export async function removeActivation(
   return withTransaction(db, async (tx) => {
     const deleted = found(await activations.deleteActivation(tx, id), `Activation ${id}`);
     if (deleted.qrCodeId !== null) await releaseActivation(tx, deleted.qrCodeId, now);
+    // The revocations feed of offline entitlements (README "Offline entitlements").
+    await recordActivationEnds(tx, [deleted], now);
     await recordChange(tx, by, now, "activation", "delete", id, deleted, null);
     return deleted;
   });

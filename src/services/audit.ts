@@ -162,6 +162,8 @@ export const auditedFields = {
   shopproduct: fieldsOf<RowOf<"shopProduct">>()("bookId", "productId", "variationId"),
   // Never the token's digests: a device token is named by its id, its user and its name.
   devicetoken: fieldsOf<RowOf<"deviceToken">>()("userUuid", "name", "scopes", "expiresAt", "revokedAt"),
+  // Never a key's halves: a signing key is named by its thumbprint and when it starts to sign.
+  entitlementkey: fieldsOf<RowOf<"entitlementKey">>()("kid", "signsFrom"),
 } as const;
 
 export type AuditedRecord = keyof typeof auditedFields;

@@ -58,7 +58,9 @@ interface Row {
  * The endpoint rows of API.md §5 (`| METHOD /path (alias …) | level | … |`, by subsection), of
  * §7, the shop's endpoints (section "Shop orders"; a level such as "public, signed" reads as its
  * first word), of §9, the audit log (section "Audit log"), and of §11, the readers' apps (by
- * subsection; "user (a session token; …)" reads as "user").
+ * subsection; "user (a session token; …)" reads as "user"). §11's offline entitlements list
+ * theirs as bullets, "- `GET /path?query` (level, …)", where "(same access)" is the level of the
+ * section's first operation (the token's).
  */
 function endpointRows(markdown: string): Row[] {
   if (!markdown.includes("\n## 5. Endpoints")) throw new Error("API.md has no §5 Endpoints");
@@ -80,6 +82,14 @@ function endpointRows(markdown: string): Row[] {
       continue;
     const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)[^|]*\|\s*(\w+)[^|]*\|/.exec(line);
     if (row) rows.push({ operation: `${row[1]} ${row[2]}`, level: row[3]!, section });
+    const bullet = section.startsWith("Offline entitlements")
+      ? /^-\s+`(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/[^`?\s]*)[^`]*`\s+\((\w+)/.exec(line)
+      : null;
+    if (bullet) {
+      const level = bullet[3] === "same" ? rows.find((r) => r.section === section)?.level : bullet[3];
+      if (!level) throw new Error(`API.md: "${line}" has the same access as no operation before it`);
+      rows.push({ operation: `${bullet[1]} ${bullet[2]}`, level, section });
+    }
   }
   return rows;
 }

@@ -24,6 +24,10 @@ const SHAPES: Array<[kind: string, pattern: RegExp]> = [
   ["a versioned link's query secret", /[?&]sha256=/i],
   // src/services/activation-code.ts: four groups of four of Crockford's alphabet.
   ["an activation code", /\b[0-9A-HJKMNP-TV-Z]{4}(?:-[0-9A-HJKMNP-TV-Z]{4}){3}\b/],
+  // Offline entitlements' signing keys (README "Offline entitlements"): the private member of an
+  // OKP JWK, or an Ed25519 PKCS #8 key (its DER prefix, in base64 or hex).
+  ["a private JWK", /"d"\s*:\s*"[A-Za-z0-9_-]{20,}/],
+  ["an Ed25519 private key", /MC4CAQAwBQYDK2VwBCIEI|302e020100300506032b657004220420/i],
 ];
 
 const findings: string[] = [];

@@ -34,6 +34,15 @@ describe("the log audit", () => {
     ],
     ['{"msg":"x","path":"/apk/bookapp.apk?sha256=00ff"}', "a versioned link's query secret"],
     ['{"msg":"x","code":"7KQ4-M2XD-9RTF-0BHA"}', "an activation code"],
+    [
+      '{"msg":"x","key":{"crv":"Ed25519","d":"Ao9hBLHmvVsqaVlDUcwLQttwS9dWe7_gClFeMa1NjNU","kty":"OKP"}}',
+      "a private JWK",
+    ],
+    [
+      '{"msg":"x","pkcs8":"MC4CAQAwBQYDK2VwBCIEIAKPYQSx5r1bKmlZQ1HMC0LbcEvXVnu/4ApRXjGtTYzV"}',
+      "an Ed25519 private key",
+    ],
+    ['{"msg":"x","hex":"302e020100300506032b6570042204200a8f"}', "an Ed25519 private key"],
   ])("%s → %s", (line, kind) => {
     expect(secretKindsIn(line)).toContain(kind);
   });

@@ -491,6 +491,48 @@ export const deployment = sqliteTable("deployment", {
   originalId: text("original_id"),
 });
 
+// Offline entitlements' signing keys (README "Offline entitlements"): Ed25519, the private half
+// AES-GCM-encrypted under a key derived from JWT_SECRET, so every instance signs with the same
+// key. `id` is the key's generation, given by the writer: the first key is 1, and two instances
+// making it at once meet on the primary key (insert-or-ignore, then read). A key signs from
+// `signs_from` until the next generation does; it is published until every token it signed
+// has expired.
+export const entitlementKey = sqliteTable(
+  "entitlement_key",
+  {
+    // A table-level key: an INTEGER PRIMARY KEY column would be a rowid, optional on insert.
+    id: integer("id").notNull(),
+    /** RFC 7638 thumbprint of the public key: the JWS header's `kid`. */
+    kid: text("kid").notNull().unique("entitlement_key_kid_uq"),
+    /** The public JWK (kty, crv, x) as JSON. */
+    publicJwk: text("public_jwk").notNull(),
+    /** base64url(iv ‖ AES-256-GCM(PKCS #8 private key)), the kid as additional data. */
+    privateKeyEncrypted: text("private_key_encrypted").notNull(),
+    createdAt: time("created_at").notNull(),
+    signsFrom: time("signs_from").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.id] })],
+);
+
+// Activations that ended (deleted by an admin, revoked by the shop), written in the delete's
+// transaction: the revocations feed of offline entitlements reads a user's since a time by
+// (user_uuid, ended_at). No foreign keys: the activation is gone. Rows older than
+// ENTITLEMENT_TTL are deleted by the cleanup job (no token that held the book lives longer).
+export const activationEnd = sqliteTable(
+  "activation_end",
+  {
+    id: id(),
+    userUuid: text("user_uuid").notNull(),
+    bookId: integer("book_id").notNull(),
+    activationId: integer("activation_id").notNull(),
+    endedAt: time("ended_at").notNull(),
+  },
+  (t) => [
+    index("activation_end_user_ended_idx").on(t.userUuid, t.endedAt),
+    index("activation_end_ended_idx").on(t.endedAt),
+  ],
+);
+
 // Who did what (README "Audit log"): one row per change an admin, the shop sync or the CLI made,
 // written in the change's own transaction. `changes` is JSON text ({ field: [before, after] }) on
 // both databases; `target_id` is text since a target may be a user (uuid) as well as a record (id).
@@ -528,6 +570,8 @@ export const tables = {
   apk,
   userSession,
   deviceToken,
+  entitlementKey,
+  activationEnd,
   readingProgress,
   adminGrant,
   storeUserLink,
