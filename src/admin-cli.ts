@@ -4,9 +4,12 @@
 // database, store and storage that is (cli-targets.ts). Safe to run while the server serves
 // (SQLite in WAL mode, Postgres), and live sessions see the change at once.
 // `bun run admin backup|restore <dir>`: backup/backup.ts and backup/restore.ts.
+// `bun run admin keys rotate|list`: the signing keys of offline entitlements (README "Offline
+// entitlements"); only kids, states and times are printed, never a key.
 import packageJson from "../package.json" with { type: "json" };
+import { resolveJwtSecret } from "./auth/jwt-secret";
 import { rolesFor } from "./auth/principal";
-import { backup } from "./backup/backup";
+import { type BackupReport, backup } from "./backup/backup";
 import { BackupError } from "./backup/manifest";
 import { restore } from "./backup/restore";
 import { describeDatabase, describeStore, describeTargets, withoutSecrets } from "./cli-targets";
@@ -14,21 +17,25 @@ import { loadConfigOrExit } from "./config";
 import { openDatabase } from "./db/client";
 import { systemClock } from "./lib/clock";
 import { forTerminal } from "./lib/control-characters";
+import { createLogger } from "./lib/logger";
 import { AppError } from "./lib/problems";
 import { isUuid } from "./lib/uuid";
 import { grantAdmin, listAdmins, revokeAdmin, UnknownUserError } from "./services/admin-grants";
+import { cliSource, recordAuditAlone } from "./services/audit";
+import { type KeyState, listEntitlementKeyStates, rotateEntitlementKey } from "./services/entitlements";
 import { makeDataDirPrivate } from "./storage/private-data-dir";
 import type { StoreUser } from "./store/directory";
 import { openStore } from "./store/open-store";
 
 const USAGE =
-  "usage: bun run admin grant <email-or-login> | revoke <email-or-login> | list | backup <dir> | restore <dir>";
+  "usage: bun run admin grant <email-or-login> | revoke <email-or-login> | list | backup <dir> | restore <dir> | keys rotate|list";
 
 const [command, identifier, ...rest] = process.argv.slice(2);
 const needsUser = command === "grant" || command === "revoke";
 const needsFolder = command === "backup" || command === "restore";
+const keysCommand = command === "keys" && (identifier === "rotate" || identifier === "list");
 if (
-  !((needsUser || needsFolder) && identifier && rest.length === 0) &&
+  !((needsUser || needsFolder || keysCommand) && identifier && rest.length === 0) &&
   !(command === "list" && identifier === undefined)
 ) {
   console.error(USAGE);
@@ -57,11 +64,31 @@ const storeAdmin = (user: StoreUser | null) =>
 
 let exitCode = 0;
 try {
-  if (command === "grant") {
-    const { user, changed } = await grantAdmin(deps, identifier!);
+  if (command === "keys") {
+    const keyDeps = {
+      db: database.db,
+      clock: systemClock,
+      config,
+      // As the server resolves it (JWT_SECRET, or the one generated into DATA_DIR): the key that
+      // seals the private halves is derived from it.
+      jwtSecret: resolveJwtSecret(
+        config,
+        createLogger("warn", (line) => console.error(line)),
+      ),
+    };
+    if (identifier === "rotate") {
+      const key = await rotateEntitlementKey(keyDeps, cliSource);
+      console.log(`published ${describeKey(key)}`);
+    } else {
+      const keys = await listEntitlementKeyStates(keyDeps);
+      if (keys.length === 0) console.log("no entitlement keys yet (the first is made when one is needed)");
+      for (const key of keys) console.log(describeKey(key));
+    }
+  } else if (command === "grant") {
+    const { user, changed } = await grantAdmin(deps, cliSource, identifier!);
     console.log(`${changed ? "granted admin to" : "already granted:"} ${describe(user!)}`);
   } else if (command === "revoke") {
-    const { user, userUuid, changed } = await revokeAdmin(deps, identifier!);
+    const { user, userUuid, changed } = await revokeAdmin(deps, cliSource, identifier!);
     console.log(
       `${changed ? "revoked the admin grant of" : "had no admin grant:"} ${user ? describe(user) : userUuid}`,
     );
@@ -93,6 +120,17 @@ try {
 }
 process.exit(exitCode);
 
+/** A key as `keys list` shows it: generation, kid, state and times; never the key itself. */
+function describeKey({ row, state, retiredAt, publishedUntil }: KeyState): string {
+  const times = [
+    `created ${row.createdAt.toISOString()}`,
+    `signs from ${row.signsFrom.toISOString()}`,
+    ...(retiredAt ? [`retired ${retiredAt.toISOString()}`] : []),
+    ...(publishedUntil ? [`published until ${publishedUntil.toISOString()}`] : []),
+  ];
+  return `key ${row.id}  ${row.kid}  ${state}  ${times.join("  ")}`;
+}
+
 /** One error line, control characters shown escaped (an identifier is the operator's typing). */
 function problem(message: string): void {
   console.error(forTerminal(`bookdist admin: ${message}`));
@@ -119,7 +157,14 @@ async function backupCommand(command: "backup" | "restore", folder: string): Pro
   try {
     if (command === "backup") {
       const report = await backup(config, folder, packageJson.version);
+      // The backup is made whatever the log can say of it: a database out of reach (Postgres,
+      // which this backup does not copy) is a note, not a failed backup.
+      const unrecorded = await recordBackup(report).then(
+        () => null,
+        (error: unknown) => messageOf(error),
+      );
       for (const note of report.notes) say(`note: ${note}`);
+      if (unrecorded) say(`note: the audit log could not record this backup: ${unrecorded}`);
       say(
         `backed up ${report.database === "sqlite" ? "the database, " : ""}${report.blobs} blobs (${report.blobBytes} bytes)${report.jwtSecret ? " and the jwt-secret" : ""} to ${folder} in ${seconds()} s`,
       );
@@ -139,5 +184,30 @@ async function backupCommand(command: "backup" | "restore", folder: string): Pro
       ),
     );
     return 1;
+  }
+}
+
+/**
+ * The backup as an audit event of the database it copied (README "Audit log"), written once the
+ * backup is complete (so the copy does not hold it). Named by the backup's time, not its folder.
+ */
+async function recordBackup(report: BackupReport): Promise<void> {
+  // Migrated as for `grant`: this command is the deployment's own version.
+  const database = await openDatabase(config.databaseUrl, { migrate: true });
+  try {
+    await recordAuditAlone(database.db, {
+      by: cliSource,
+      at: new Date(),
+      action: "backup.create",
+      target: { type: "backup", id: report.createdAt },
+      changes: {
+        database: [null, report.database],
+        blobs: [null, report.blobs],
+        blobBytes: [null, report.blobBytes],
+        jwtSecret: [null, report.jwtSecret],
+      },
+    });
+  } finally {
+    await database.close();
   }
 }

@@ -12,6 +12,7 @@ import { AppError, problemResponse } from "./lib/problems";
 import { absoluteUrlOf, requestTargetOf } from "./lib/request-target";
 import { routerSections } from "./routes";
 import { registerApiDocs } from "./routes/docs";
+import { KOSYNC_BASE, kosyncRouter } from "./routes/kosync";
 import { createRuntime } from "./services/runtime";
 
 /**
@@ -38,6 +39,8 @@ export function createApp(deps: Deps, extraSections: readonly (readonly Router[]
   app.use(methodNotAllowed(app));
 
   mountRouters(app, [...routerSections, ...extraSections]);
+  // KOReader's own protocol, outside the document (routes/kosync).
+  app.route(KOSYNC_BASE, kosyncRouter());
   registerApiDocs(app);
 
   app.notFound((c) =>

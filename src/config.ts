@@ -154,6 +154,10 @@ const EnvSchema = z
     JWT_SECRET: z.string().refine(isStrongSecret, STRONG_SECRET_RULE).optional(),
     JWT_ISSUER: z.string().min(1).default("bookdist"),
     SESSION_TTL: duration("30d"),
+    // README "Offline entitlements": how long a token lives, and how long a rotated key is
+    // published before it signs (apps fetch the JWKS meanwhile).
+    ENTITLEMENT_TTL: duration("30d", 60_000, "1m: a token must outlive its trip to the app"),
+    ENTITLEMENT_KEY_OVERLAP: duration("1d"),
     SESSION_IDLE_TIMEOUT: duration(
       "14d",
       // A session used at least once an interval has its last use recorded at least once every two;
@@ -161,6 +165,8 @@ const EnvSchema = z
       4 * SESSION_TOUCH_INTERVAL_MS,
       "2m: a session in use has its last use recorded every 30 s, and at least once a minute, so a shorter timeout could end sessions in use",
     ),
+    // README "Audit log": how long events are kept; the session cleanup job deletes older ones.
+    AUDIT_RETENTION: duration("365d", 86_400_000, "1d: the audit log is kept in days"),
     SESSION_CLEANUP_CRON: z
       .string()
       .default("*/15 * * * *")
@@ -300,8 +306,14 @@ export interface Config {
    */
   passwordHashCost: number;
   sessionTtlMs: number;
+  /** Offline entitlements: a token's life (exp − iat). */
+  entitlementTtlMs: number;
+  /** Offline entitlements: a rotated key is published this long before it signs. */
+  entitlementKeyOverlapMs: number;
   sessionIdleTimeoutMs: number;
   sessionCleanupCron: string;
+  /** How long audit events are kept (README "Audit log"). */
+  auditRetentionMs: number;
   blobCleanupCron: string;
   /** The blob cleanup removes nothing younger than this (at least MIN_BLOB_GRACE_MS). */
   blobCleanupGraceMs: number;
@@ -383,8 +395,11 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       jwtIssuer: e.JWT_ISSUER,
       passwordHashCost: PASSWORD_HASH_COST,
       sessionTtlMs: e.SESSION_TTL,
+      entitlementTtlMs: e.ENTITLEMENT_TTL,
+      entitlementKeyOverlapMs: e.ENTITLEMENT_KEY_OVERLAP,
       sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT,
       sessionCleanupCron: e.SESSION_CLEANUP_CRON,
+      auditRetentionMs: e.AUDIT_RETENTION,
       blobCleanupCron: e.BLOB_CLEANUP_CRON,
       blobCleanupGraceMs: e.BLOB_CLEANUP_GRACE,
       maxCoverBytes: e.MAX_COVER_BYTES,

@@ -8,8 +8,10 @@ import { join } from "node:path";
 import { describeDatabase, describeStorage, describeTargets, withoutSecrets } from "./cli-targets";
 import { type Config, loadConfigOrExit } from "./config";
 import { openDatabase } from "./db/client";
+import { withTransaction } from "./db/transaction";
 import { forTerminal } from "./lib/control-characters";
 import { markAdopted, openDeployment } from "./repositories/deployment";
+import { type AuditEvent, cliSource, recordAudit, recordAuditAlone } from "./services/audit";
 import { adoptNamedBlobs } from "./storage/adopt-blobs";
 import { LocalBlobStore } from "./storage/blob-store";
 import { createBlobStore } from "./storage/create-blob-store";
@@ -55,6 +57,18 @@ async function migrate(config: Config): Promise<number> {
   const source = new LocalBlobStore(dir);
   const target = new S3BlobStore(config.storage, dir);
   const report = await migrateBlobs(source, target, (line) => console.log(line));
+  await recordAuditOf(config, {
+    by: cliSource,
+    at: new Date(),
+    action: "storage.migrate",
+    target: { type: "storage", id: config.storage.bucket },
+    changes: {
+      copied: [null, report.copied],
+      bytesCopied: [null, report.bytesCopied],
+      alreadyThere: [null, report.alreadyThere],
+      damaged: [null, report.damaged.length],
+    },
+  });
   console.log(
     `copied ${report.copied} blob(s) (${report.bytesCopied} bytes), ${report.alreadyThere} already in the bucket, ${report.damaged.length} damaged and left out`,
   );
@@ -68,11 +82,31 @@ async function adopt(config: Config): Promise<number> {
     const deployment = await openDeployment(database.db, new Date());
     const blobs = createBlobStore(config, deployment.id);
     const report = await adoptNamedBlobs(database.db, blobs, deployment.originalId ?? undefined);
-    await markAdopted(database.db, deployment.id);
+    const now = new Date();
+    await withTransaction(database.db, async (tx) => {
+      await markAdopted(tx, deployment.id);
+      await recordAudit(tx, {
+        by: cliSource,
+        at: now,
+        action: "storage.adopt",
+        target: { type: "deployment", id: deployment.id },
+        changes: { adopted: [null, report.adopted], missing: [null, report.missing] },
+      });
+    });
     console.log(
       `adopted ${report.adopted} blob(s) the database names for deployment ${deployment.id}${report.missing > 0 ? `; ${report.missing} named but missing` : ""}`,
     );
     return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+/** The copy as an audit event of this deployment's database (README "Audit log"). */
+async function recordAuditOf(config: Config, event: AuditEvent): Promise<void> {
+  const database = await openDatabase(config.databaseUrl, { migrate: true });
+  try {
+    await recordAuditAlone(database.db, event);
   } finally {
     await database.close();
   }

@@ -204,8 +204,18 @@ describe("access levels", () => {
       op.level === "published" ||
       (op.level === "owner" && op.path.includes("{userUUID}")),
   );
+  /**
+   * Operations whose level is decided by the handler after the body is validated (`entitled`
+   * with a body): a valid body, so that the 403 is the level's and not a 400.
+   */
+  const validBodies: Record<string, unknown> = {
+    "PUT /book/{id}/progress": { percentage: 0.5, device: "access test", modified: "2026-11-21T10:00:00Z" },
+  };
   test.each(belowLevel)("$method $path ($level) → 403 for a plain user", async (op) => {
-    const response = await t.call(op.method, urlOf(op.path), { token: reader.token });
+    const response = await t.call(op.method, urlOf(op.path), {
+      token: reader.token,
+      json: validBodies[`${op.method} ${op.path}`],
+    });
     await expectProblem(response, 403, "FORBIDDEN");
   });
 

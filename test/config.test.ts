@@ -156,6 +156,19 @@ describe("configuration", () => {
     return result.ok ? [] : result.problems;
   };
 
+  test("AUDIT_RETENTION: 365d by default, a duration of at least a day", () => {
+    const fallback = parseConfig({});
+    expect(fallback.ok && fallback.config.auditRetentionMs).toBe(365 * 86_400_000);
+    const set = parseConfig({ AUDIT_RETENTION: "90d" });
+    expect(set.ok && set.config.auditRetentionMs).toBe(90 * 86_400_000);
+    expect(problemsOf({ AUDIT_RETENTION: "forever" })).toEqual([
+      'AUDIT_RETENTION: "forever" is not a duration such as 30d, 12h, 15m or 90s',
+    ]);
+    expect(problemsOf({ AUDIT_RETENTION: "12h" })).toEqual([
+      'AUDIT_RETENTION: "12h" is shorter than the minimum, 1d: the audit log is kept in days',
+    ]);
+  });
+
   test("metrics: off unless METRICS_PORT is set, on 127.0.0.1 by default, never on PORT", () => {
     const off = parseConfig({});
     if (!off.ok) throw new Error(off.problems.join());
@@ -221,6 +234,22 @@ describe("configuration", () => {
         `SESSION_IDLE_TIMEOUT: "${value}" is longer than the maximum, 3650d (10 years)`,
       ]);
     }
+  });
+
+  test("ENTITLEMENT_TTL and ENTITLEMENT_KEY_OVERLAP: durations, 30d and 1d by default; a token lives at least 1m", () => {
+    const defaults = parseConfig({});
+    expect(
+      defaults.ok && [defaults.config.entitlementTtlMs, defaults.config.entitlementKeyOverlapMs],
+    ).toEqual([30 * 86_400_000, 86_400_000]);
+    const set = parseConfig({ ENTITLEMENT_TTL: "7d", ENTITLEMENT_KEY_OVERLAP: "90m" });
+    expect(set.ok && [set.config.entitlementTtlMs, set.config.entitlementKeyOverlapMs]).toEqual([
+      7 * 86_400_000,
+      90 * 60_000,
+    ]);
+    expect(problemsOf({ ENTITLEMENT_TTL: "59s", ENTITLEMENT_KEY_OVERLAP: "soon" })).toEqual([
+      'ENTITLEMENT_TTL: "59s" is shorter than the minimum, 1m: a token must outlive its trip to the app',
+      'ENTITLEMENT_KEY_OVERLAP: "soon" is not a duration such as 30d, 12h, 15m or 90s',
+    ]);
   });
 
   test("SESSION_IDLE_TIMEOUT: at least 2 minutes, since last use is recorded once a minute", () => {

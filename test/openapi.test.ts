@@ -39,7 +39,7 @@ describe("the OpenAPI document", () => {
     expect(validator.version).toBe("3.1");
   });
 
-  test("declares the device-token scheme for the operations that take it (the OPDS catalog's), and stays valid 3.1", async () => {
+  test("declares the device-token scheme for the operations that take it (the OPDS catalog's, reading progress, entitlements), and stays valid 3.1", async () => {
     const withScopes = doc as OpenApiDocument & {
       paths: Record<string, Record<string, { security?: unknown[]; "x-device-token-scope"?: string }>>;
     };
@@ -57,7 +57,19 @@ describe("the OpenAPI document", () => {
     const scoped = Object.entries(withScopes.paths).flatMap(([path, methods]) =>
       Object.values(methods).flatMap((op) => (op["x-device-token-scope"] ? [path] : [])),
     );
-    expect(scoped.every((path) => path.startsWith("/opds"))).toBe(true);
+    expect(scoped.length).toBeGreaterThan(1);
+    expect(withScopes.paths["/book/{id}/progress"]!.put!.security).toEqual([
+      { deviceTokenAuth: ["sync"] },
+      { basicAuth: [] },
+      { bearerAuth: [] },
+    ]);
+    const entitlements = withScopes.paths["/authentication/entitlements"]!.get!;
+    expect(entitlements["x-device-token-scope"]).toBe("entitlements");
+    expect(entitlements.security).toEqual([
+      { deviceTokenAuth: ["entitlements"] },
+      { basicAuth: [] },
+      { bearerAuth: [] },
+    ]);
     const result = await new Validator().validate(structuredClone(withScopes));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);

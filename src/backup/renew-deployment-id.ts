@@ -7,6 +7,7 @@ import { rmSync } from "node:fs";
 import { isPostgresUrl, openDatabase, sqlitePathFromUrl } from "../db/client";
 import { SQLITE_BUSY_TIMEOUT_MS } from "../db/migration-lock";
 import { renewDeploymentRow } from "../repositories/deployment";
+import { cliSource, recordAudit } from "../services/audit";
 
 /**
  * Renews the id in a process of its own: bun:sqlite defers closing a connection until the ORM's
@@ -14,8 +15,8 @@ import { renewDeploymentRow } from "../repositories/deployment";
  * write-ahead log unmerged) while restore renames it into place. The child's exit closes
  * everything; the file is then settled here.
  */
-export async function renewDeploymentId(databaseUrl: string): Promise<string> {
-  const child = Bun.spawn([process.execPath, import.meta.path, databaseUrl], {
+export async function renewDeploymentId(databaseUrl: string, backupCreatedAt: string): Promise<string> {
+  const child = Bun.spawn([process.execPath, import.meta.path, databaseUrl, backupCreatedAt], {
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -32,10 +33,20 @@ export async function renewDeploymentId(databaseUrl: string): Promise<string> {
 
 const lastLine = (text: string) => text.trim().split("\n").at(-1) ?? "";
 
-async function renewInThisProcess(databaseUrl: string): Promise<string> {
+/** The restore is an audit event of the restored database, in the transaction that renews its id. */
+async function renewInThisProcess(databaseUrl: string, backupCreatedAt: string): Promise<string> {
   const database = await openDatabase(databaseUrl, { migrate: true });
+  const now = new Date();
   try {
-    return await renewDeploymentRow(database.db, new Date());
+    return await renewDeploymentRow(database.db, now, (tx, { originalId, id }) =>
+      recordAudit(tx, {
+        by: cliSource,
+        at: now,
+        action: "backup.restore",
+        target: { type: "deployment", id },
+        changes: { deploymentId: [originalId, id], backupCreatedAt: [null, backupCreatedAt] },
+      }),
+    );
   } finally {
     await database.close();
   }
@@ -58,8 +69,9 @@ function settleSqliteFile(path: string): void {
 }
 
 if (import.meta.main) {
-  const url = process.argv[2];
-  if (!url) throw new Error("usage: renew-deployment-id.ts <database url>");
-  console.log(await renewInThisProcess(url));
+  const [url, backupCreatedAt] = process.argv.slice(2);
+  if (!url || !backupCreatedAt)
+    throw new Error("usage: renew-deployment-id.ts <database url> <the backup's createdAt>");
+  console.log(await renewInThisProcess(url, backupCreatedAt));
   process.exit(0);
 }

@@ -92,7 +92,7 @@ export async function restore(config: Config, source: string): Promise<RestoreRe
     // The restored database is complete and checked in the staging folder, and nothing is in
     // DATA_DIR yet: the copy gets a deployment id of its own here, so that a failure leaves
     // DATA_DIR as it was.
-    if (database !== null) await renewDeploymentId(`sqlite:${database.staged}`);
+    if (database !== null) await renewDeploymentId(`sqlite:${database.staged}`, manifest.createdAt);
 
     if (database !== null) await database.moveIntoPlace();
     try {

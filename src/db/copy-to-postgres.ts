@@ -182,6 +182,36 @@ function tableCopies(): TableCopy[] {
       (tx, rows) => tx.insert(p.deviceToken).values(rows),
     ),
     table(
+      "entitlement_key",
+      t.entitlementKey,
+      p.entitlementKey,
+      t.entitlementKey.id,
+      (orm, where) =>
+        orm.select().from(t.entitlementKey).where(where).orderBy(asc(t.entitlementKey.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.entitlementKey).values(rows),
+    ),
+    table(
+      "activation_end",
+      t.activationEnd,
+      p.activationEnd,
+      t.activationEnd.id,
+      (orm, where) =>
+        orm.select().from(t.activationEnd).where(where).orderBy(asc(t.activationEnd.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.activationEnd).values(rows),
+    ),
+    table(
+      "reading_progress",
+      t.readingProgress,
+      p.readingProgress,
+      t.readingProgress.id,
+      (orm, where) =>
+        orm.select().from(t.readingProgress).where(where).orderBy(asc(t.readingProgress.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.readingProgress).values(rows),
+    ),
+    table(
       "admin_grant",
       t.adminGrant,
       p.adminGrant,
@@ -275,6 +305,16 @@ function tableCopies(): TableCopy[] {
         orm.select().from(t.shopSyncState).where(where).orderBy(asc(t.shopSyncState.id)).limit(PAGE_ROWS),
       (r) => r.id,
       (tx, rows) => tx.insert(p.shopSyncState).values(rows),
+    ),
+    table(
+      "audit_event",
+      t.auditEvent,
+      p.auditEvent,
+      t.auditEvent.id,
+      (orm, where) =>
+        orm.select().from(t.auditEvent).where(where).orderBy(asc(t.auditEvent.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.auditEvent).values(rows),
     ),
   ];
 }
@@ -428,6 +468,7 @@ async function verify(
       WHEN 'activation_qr_code' THEN (SELECT count(*) FROM activation_qr_code)
       WHEN 'apk' THEN (SELECT count(*) FROM apk)
       WHEN 'shop_product' THEN (SELECT count(*) FROM shop_product)
+      WHEN 'audit_event' THEN (SELECT count(*) FROM audit_event)
     END AS real) r`);
   for (const { table_name: table, n, real } of counts) {
     if (n !== real) differ.push(`row_count of ${table} ${n}, real ${real}`);

@@ -12,6 +12,7 @@ export const countedTables = [
   "activation_qr_code",
   "apk",
   "shop_product",
+  "audit_event",
 ] as const;
 
 const counted: ReadonlySet<string> = new Set(countedTables);

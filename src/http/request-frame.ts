@@ -77,7 +77,8 @@ export function requestFrame(
     for (const [name, value] of SECURITY_HEADERS) headers.set(name, value);
     headers.set(REQUEST_ID_HEADER, c.get("requestId"));
     const type = headers.get("content-type");
-    const withCharset = type === null ? undefined : CHARSET_LESS_JSON.get(type);
+    const withCharset =
+      type === null || c.get("exactContentType") === true ? undefined : CHARSET_LESS_JSON.get(type);
     if (withCharset !== undefined) headers.set("content-type", withCharset);
     else if (type?.startsWith("text/html")) {
       for (const [name, value] of DOCUMENT_HEADERS) headers.set(name, value);

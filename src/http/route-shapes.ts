@@ -51,18 +51,33 @@ export function listRoute<
   H extends z.ZodObject,
   const F extends string,
   Params extends z.ZodObject | undefined = undefined,
+  Filters extends z.ZodRawShape = Record<never, never>,
 >(
   level: L,
   spec: OperationNames<P> & {
     list: ResourceList<S, H>;
     sortFields: readonly F[];
     params?: Params;
+    /** Query parameters that narrow the list, beside sort and paging (documented each). */
+    filters?: Filters;
+    /** The order without `sort`, for the document (default "id ascending"). */
+    defaultOrder?: string;
     /** What the 200 holds, e.g. "The books". */
     returns: string;
   },
 ) {
-  const { list, sortFields, params, returns, description, errors = [], ...names } = spec;
-  const query = listQuery(sortFields);
+  const {
+    list,
+    sortFields,
+    params,
+    returns,
+    description,
+    errors = [],
+    filters,
+    defaultOrder,
+    ...names
+  } = spec;
+  const query = listQuery(sortFields, defaultOrder).extend((filters ?? {}) as Filters);
   return defineRoute(level, {
     ...names,
     method: "get",
@@ -79,12 +94,13 @@ export function countRoute<
   const L extends AccessLevel,
   const P extends string,
   Params extends z.ZodObject | undefined = undefined,
->(level: L, spec: OperationNames<P> & { params?: Params }) {
-  const { params, ...names } = spec;
+  Query extends z.ZodObject | undefined = undefined,
+>(level: L, spec: OperationNames<P> & { params?: Params; query?: Query }) {
+  const { params, query, ...names } = spec;
   return defineRoute(level, {
     ...names,
     method: "get",
-    request: withPart("params", params, {}),
+    request: withPart("params", params, withPart("query", query, {})),
     responses: { 200: countContent },
   });
 }

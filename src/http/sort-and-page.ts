@@ -13,7 +13,7 @@ export interface Paging {
 }
 
 /** The query of a list endpoint whose sortable fields are `fields`. */
-export function listQuery<const F extends string>(fields: readonly F[]) {
+export function listQuery<const F extends string>(fields: readonly F[], defaultOrder = "id ascending") {
   return z.object({
     page: z.coerce
       .number()
@@ -33,11 +33,11 @@ export function listQuery<const F extends string>(fields: readonly F[]) {
       .max(1000)
       .optional()
       .openapi({ param: { name: "size", in: "query" }, description: "Page size, 1–1000", example: 20 }),
-    sort: sortParam(fields),
+    sort: sortParam(fields, defaultOrder),
   });
 }
 
-function sortParam<F extends string>(fields: readonly F[]) {
+function sortParam<F extends string>(fields: readonly F[], defaultOrder: string) {
   // No regex flags: the pattern goes into the OpenAPI document as it is.
   const pattern = new RegExp(`^(${fields.join("|")})(,(asc|desc|ASC|DESC))?$`);
   // One `sort` arrives as a string, several as an array.
@@ -54,7 +54,7 @@ function sortParam<F extends string>(fields: readonly F[]) {
     .optional()
     .openapi({
       param: { name: "sort", in: "query", style: "form", explode: true },
-      description: `\`field\` or \`field,asc|desc\`, repeatable. Fields: ${fields.join(", ")}. Default: id ascending.`,
+      description: `\`field\` or \`field,asc|desc\`, repeatable. Fields: ${fields.join(", ")}. Default: ${defaultOrder}.`,
       example: [`${fields[0] ?? "id"},asc`],
     });
 }

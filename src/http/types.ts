@@ -16,6 +16,11 @@ export interface AppVariables {
   runtime: Runtime;
   /** Set by the access middleware of every non-public route. */
   principal: Principal;
+  /**
+   * Set by a handler whose client reads one exact media type (KOReader's sync, README "Reading
+   * progress": `application/json`, no charset): the frame then adds no charset.
+   */
+  exactContentType?: boolean;
 }
 
 export interface AppBindings {

@@ -2,6 +2,8 @@ import { Cron } from "croner";
 import type { Deps } from "../deps";
 import { describeError } from "../lib/logger";
 import { backfillArchiveFormats } from "./archive-formats";
+import { backfillPartialMd5 } from "./archive-partial-md5";
+import { cleanupAuditEvents } from "./audit-cleanup";
 import { cleanupBlobs } from "./blob-cleanup";
 import { cleanupSessions } from "./session-cleanup";
 
@@ -20,7 +22,11 @@ export function startJobs(deps: Deps): Scheduler {
       }
     });
   const jobs = [
-    schedule("session-cleanup", deps.config.sessionCleanupCron, () => cleanupSessions(deps)),
+    // The cleanup job: ended sessions, closed throttling windows, audit events past AUDIT_RETENTION.
+    schedule("session-cleanup", deps.config.sessionCleanupCron, async () => ({
+      ...(await cleanupSessions(deps)),
+      ...(await cleanupAuditEvents(deps)),
+    })),
     schedule("blob-cleanup", deps.config.blobCleanupCron, () => cleanupBlobs(deps)),
   ];
   // Webhooks are a hint: this is what makes a sale reach the reader within a minute without them.
@@ -34,6 +40,14 @@ export function startJobs(deps: Deps): Scheduler {
         deps.logger.info("job done", { job: "archive-format-backfill", ...result });
     },
     (error) => deps.logger.error("job failed", { job: "archive-format-backfill", ...describeError(error) }),
+  );
+  // Once per start, likewise: KOReader's document ids of archives stored before they were kept.
+  backfillPartialMd5(deps, { signal: stopBackfill.signal }).then(
+    (result) => {
+      if (result.computed > 0 || result.failed > 0)
+        deps.logger.info("job done", { job: "partial-md5-backfill", ...result });
+    },
+    (error) => deps.logger.error("job failed", { job: "partial-md5-backfill", ...describeError(error) }),
   );
   return {
     stop() {

@@ -16,6 +16,8 @@ export interface ArchiveFields {
   archiveFormat: "epub" | "zip";
   /** JSON of storage/epub.ts EpubMetadata; null for a zip. */
   archiveEpub: string | null;
+  /** KOReader's partial MD5 of the archive (storage/partial-md5.ts). */
+  archivePartialMd5: string;
 }
 
 export const bookVersionSortFields = ["id", "bookId", "versionCode", "createdAt"] as const;
@@ -142,4 +144,80 @@ export async function recordArchiveFormat(
     )
     .returning({ id: bookVersion.id });
   return updated.length > 0;
+}
+
+/** Versions whose archive has no partial MD5 yet (stored before it was kept), after `afterId`. */
+export async function listArchivesWithoutPartialMd5(
+  db: Database,
+  afterId: number,
+  limit: number,
+): Promise<UnrecognisedArchive[]> {
+  const { bookVersion } = db.tables;
+  const rows = await db.orm
+    .select({
+      id: bookVersion.id,
+      archiveSha256: bookVersion.archiveSha256,
+      archiveSize: bookVersion.archiveSize,
+    })
+    .from(bookVersion)
+    .where(
+      and(
+        isNull(bookVersion.archivePartialMd5),
+        isNotNull(bookVersion.archiveSha256),
+        gt(bookVersion.id, afterId),
+      ),
+    )
+    .orderBy(asc(bookVersion.id))
+    .limit(limit);
+  return rows.map((row) => ({
+    id: row.id,
+    archiveSha256: row.archiveSha256!,
+    archiveSize: row.archiveSize ?? 0,
+  }));
+}
+
+/**
+ * Records the partial MD5 of the archive `sha256` unless the version has since got another
+ * archive (an upload during the backfill wins, with its own); updatedAt stays. True when written.
+ */
+export async function recordArchivePartialMd5(
+  db: Database,
+  id: number,
+  sha256: string,
+  partialMd5: string,
+): Promise<boolean> {
+  const { bookVersion } = db.tables;
+  const updated = await db.orm
+    .update(bookVersion)
+    .set({ archivePartialMd5: partialMd5 })
+    .where(
+      and(
+        eq(bookVersion.id, id),
+        eq(bookVersion.archiveSha256, sha256),
+        isNull(bookVersion.archivePartialMd5),
+      ),
+    )
+    .returning({ id: bookVersion.id });
+  return updated.length > 0;
+}
+
+/**
+ * The newest version, of a book `userUuid` holds, whose archive has KOReader's `document` id
+ * (README "Reading progress"); undefined when none. One indexed read: the partial MD5's index,
+ * then the activation's (user, book) key.
+ */
+export async function findHeldVersionByPartialMd5(
+  db: Database,
+  userUuid: string,
+  partialMd5: string,
+): Promise<{ id: number; bookId: number } | undefined> {
+  const { bookVersion, activation } = db.tables;
+  const [row] = await db.orm
+    .select({ id: bookVersion.id, bookId: bookVersion.bookId })
+    .from(bookVersion)
+    .innerJoin(activation, and(eq(activation.bookId, bookVersion.bookId), eq(activation.userUuid, userUuid)))
+    .where(eq(bookVersion.archivePartialMd5, partialMd5))
+    .orderBy(desc(bookVersion.id))
+    .limit(1);
+  return row;
 }

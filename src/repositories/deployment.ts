@@ -88,7 +88,12 @@ function newDeploymentId(): string {
  * original wrote as its own; it takes none over (no adoption) until `bun run storage adopt`.
  * Answers the new id.
  */
-export async function renewDeploymentRow(db: Database, now: Date): Promise<string> {
+export async function renewDeploymentRow(
+  db: Database,
+  now: Date,
+  /** More of the same transaction: the restore's audit event (services/audit.ts). */
+  alsoInTransaction?: (tx: Database, ids: { originalId: string; id: string }) => Promise<void>,
+): Promise<string> {
   const { deployment } = db.tables;
   const id = newDeploymentId();
   const home = await homeOf(db);
@@ -96,6 +101,7 @@ export async function renewDeploymentRow(db: Database, now: Date): Promise<strin
   await withTransaction(db, async (tx) => {
     await tx.orm.delete(deployment);
     await tx.orm.insert(deployment).values({ id, createdAt: now, adoptPending: false, home, originalId });
+    await alsoInTransaction?.(tx, { originalId, id });
   });
   return id;
 }

@@ -71,6 +71,10 @@ const apiTags = [
   { name: "Service", description: "Health, OpenAPI document, Swagger UI" },
   { name: "Shop", description: "WooCommerce orders grant books (API.md §7; SHOP_ORDERS=on)" },
   {
+    name: "Audit log",
+    description: "Every change an admin, the shop sync or an operator made (README, Audit log)",
+  },
+  {
     name: "OPDS",
     description: "Catalogs for reading apps: OPDS 1.2 (Atom) and 2.0 (JSON), signed file links",
   },

@@ -1,14 +1,17 @@
 import type { Router } from "../http/mount-routers";
 import { activationsRouter, bookActivationsRouter } from "./activations";
 import { apksRouter } from "./apks";
+import { auditEventsRouter } from "./audit-events";
 import { authenticationRouter } from "./authentication";
 import { bookVersionsRouter } from "./book-versions";
 import { booksRouter } from "./books";
 import { deviceTokensRouter } from "./device-tokens";
+import { entitlementsRouter } from "./entitlements";
 import { opdsRouter } from "./opds";
 import { qrCodeBatchesRouter } from "./qr-code-batches";
 import { qrCodesRouter } from "./qr-codes";
 import { readerRouter } from "./reader";
+import { readingProgressRouter } from "./reading-progress";
 import { serviceRouter } from "./service";
 import { shopRouter } from "./shop";
 import { shopProductsRouter } from "./shop-products";
@@ -24,9 +27,13 @@ export const routerSections: readonly (readonly Router[])[] = [
   [authenticationRouter],
   // A reading app's passwords: authentication's paths, listed after its session operations.
   [deviceTokensRouter],
+  // Offline entitlements and their keys (README "Offline entitlements").
+  [entitlementsRouter],
   // A book's activations live with activations (a sub-collection lives with its records' folder);
   // the document lists them among the reader's views of a book, as it always has.
   [readerRouter, bookActivationsRouter],
+  // A reader's position in a book (README "Reading progress"), after the reader's views of it.
+  [readingProgressRouter],
   [booksRouter],
   [bookVersionsRouter],
   [apksRouter],
@@ -35,5 +42,6 @@ export const routerSections: readonly (readonly Router[])[] = [
   [qrCodesRouter],
   [shopProductsRouter],
   [shopRouter],
+  [auditEventsRouter],
   [opdsRouter],
 ];

@@ -5,10 +5,12 @@ import { assertOwner, type Principal } from "../auth/principal";
 import { withTransaction } from "../db/transaction";
 import type { ListWindow } from "../lib/list-window";
 import { AppError, type FieldError, validationFailed } from "../lib/problems";
+import { recordActivationEnds } from "../repositories/activation-ends";
 import * as activations from "../repositories/activations";
 import { findBook } from "../repositories/books";
 import { releaseActivation } from "../repositories/qr-codes";
 import type { StoreDirectory } from "../store/directory";
+import { type AuditSource, recordChange } from "./audit";
 import { ofExistingBook } from "./books";
 import { conflictIfDuplicate, found } from "./guards";
 import { pagedList } from "./page";
@@ -80,12 +82,20 @@ const duplicate = (input: ActivationInputValue) =>
 export async function createActivation(
   db: Database,
   store: StoreDirectory,
+  by: AuditSource,
   input: ActivationInputValue,
   now: Date,
 ): Promise<activations.ActivationRow> {
+  // Outside the transaction: the store may be another server (a SQLite transaction ends in its turn).
   await assertReferencesExist(db, store, input);
-  // The unique (user, book) index decides between racing requests; no read-then-write here.
-  return activations.insertActivation(db, { ...input, qrCodeId: null }, now).catch(duplicate(input));
+  return withTransaction(db, async (tx) => {
+    // The unique (user, book) index decides between racing requests; no read-then-write here.
+    const activation = await activations
+      .insertActivation(tx, { ...input, qrCodeId: null }, now)
+      .catch(duplicate(input));
+    await recordChange(tx, by, now, "activation", "create", activation.id, null, activation);
+    return activation;
+  });
 }
 
 /**
@@ -95,25 +105,39 @@ export async function createActivation(
 export async function replaceActivation(
   db: Database,
   store: StoreDirectory,
+  by: AuditSource,
   id: number,
   input: ActivationInputValue,
   now: Date,
 ): Promise<activations.ActivationRow> {
   await getActivation(db, id);
   await assertReferencesExist(db, store, input);
-  const updated = await activations.updateActivation(db, id, input, now).catch(duplicate(input));
-  return found(updated, `Activation ${id}`);
+  return withTransaction(db, async (tx) => {
+    const before = await getActivation(tx, id);
+    const updated = await activations.updateActivation(tx, id, input, now).catch(duplicate(input));
+    const after = found(updated, `Activation ${id}`);
+    // The previous holder lost that book: the revocations feed says so (README "Offline entitlements").
+    if (before.userUuid !== after.userUuid || before.bookId !== after.bookId) {
+      await recordActivationEnds(tx, [before], now);
+    }
+    await recordChange(tx, by, now, "activation", "update", id, before, after);
+    return after;
+  });
 }
 
 /** Deletes the activation (the entitlement ends) and frees its slot on the code in one transaction. */
 export async function removeActivation(
   db: Database,
+  by: AuditSource,
   id: number,
   now: Date,
 ): Promise<activations.ActivationRow> {
   return withTransaction(db, async (tx) => {
     const deleted = found(await activations.deleteActivation(tx, id), `Activation ${id}`);
     if (deleted.qrCodeId !== null) await releaseActivation(tx, deleted.qrCodeId, now);
+    // The revocations feed of offline entitlements (README "Offline entitlements").
+    await recordActivationEnds(tx, [deleted], now);
+    await recordChange(tx, by, now, "activation", "delete", id, deleted, null);
     return deleted;
   });
 }

@@ -11,6 +11,7 @@ import { AppError } from "../lib/problems";
 import * as apks from "../repositories/apks";
 import type { ApkMetadata } from "../storage/apk-metadata";
 import type { BlobStore } from "../storage/blob-store";
+import { type AuditChanges, type AuditSource, recordChange } from "./audit";
 import { assertBlobStored, recordBlob } from "./files";
 import { conflictIfDuplicate, found } from "./guards";
 import { pageOf } from "./page";
@@ -59,12 +60,21 @@ const duplicateCode = (fields: apks.ApkFields) =>
 const noFile = (id: number) =>
   new AppError("CONFLICT", `APK ${id} has no uploaded file and cannot be made active.`);
 
-export async function createApk(db: Database, input: ApkInputValue, now: Date): Promise<apks.ApkRow> {
+export async function createApk(
+  db: Database,
+  by: AuditSource,
+  input: ApkInputValue,
+  now: Date,
+): Promise<apks.ApkRow> {
   // A new record has no file yet, so it cannot start out active.
   if (input.active)
     throw new AppError("CONFLICT", "A new APK has no file yet; upload one, then make it active.");
   const { active: _ignored, ...fields } = input;
-  return apks.insertApk(db, fields, now).catch(duplicateCode(fields));
+  return withTransaction(db, async (tx) => {
+    const apk = await apks.insertApk(tx, fields, now).catch(duplicateCode(fields));
+    await recordChange(tx, by, now, "apk", "create", apk.id, null, apk);
+    return apk;
+  });
 }
 
 /**
@@ -74,6 +84,7 @@ export async function createApk(db: Database, input: ApkInputValue, now: Date): 
  */
 export async function replaceApk(
   db: Database,
+  by: AuditSource,
   id: number,
   input: ApkInputValue,
   options: { allowSignerChange: boolean },
@@ -93,18 +104,29 @@ export async function replaceApk(
           `APK ${id} has an uploaded file with versionCode ${current.versionCode}; it cannot become ${fields.versionCode}.`,
         );
       }
-      if (activeAfter && !options.allowSignerChange) {
-        const previous = await apks.findActiveApk(tx, fields.kind);
-        if (previous && previous.id !== id) assertSameLineage(previous, current, `APK ${id}`);
-      }
+      const previous = activeAfter ? await apks.findActiveApk(tx, fields.kind) : undefined;
+      const replaced = previous && previous.id !== id ? previous : undefined;
+      if (replaced && !options.allowSignerChange) assertSameLineage(replaced, current, `APK ${id}`);
       if (activeAfter) await apks.deactivateOthers(tx, fields.kind, id, now);
-      const updated = await apks.updateApk(
+      const updated = (await apks.updateApk(
         tx,
         id,
         { ...fields, ...(active === undefined ? {} : { active }) },
         now,
+      ))!;
+      const activated = updated.active && (!current.active || current.kind !== updated.kind);
+      await recordChange(
+        tx,
+        by,
+        now,
+        "apk",
+        activated ? "activate" : "update",
+        id,
+        current,
+        updated,
+        activated ? activationNotes(replaced, updated) : {},
       );
-      return updated!;
+      return updated;
     });
   // On Postgres two activations of one kind can race; the partial unique index lets one win and
   // the other runs again, so the later request ends up active, as if they had queued.
@@ -123,9 +145,26 @@ export async function replaceApk(
 
 const ACTIVE_INDEX = "apk_one_active_per_kind_uq";
 
+/**
+ * What an activation changes beyond the record: which APK of the kind devices now get, and — when
+ * the one it replaces was signed otherwise (allowSignerChange) — the signer change.
+ */
+function activationNotes(replaced: apks.ApkRow | undefined, activated: apks.ApkRow): AuditChanges {
+  const notes: AuditChanges = { activeApk: [replaced?.id ?? null, activated.id] };
+  if (replaced && (replaced.signerSha256 ?? null) !== (activated.signerSha256 ?? null))
+    notes.signerChange = [replaced.signerSha256 ?? null, activated.signerSha256 ?? null];
+  if (replaced?.packageName && activated.packageName && replaced.packageName !== activated.packageName)
+    notes.packageChange = [replaced.packageName, activated.packageName];
+  return notes;
+}
+
 /** Deletes the APK; its file, no longer referenced, goes with the blob cleanup job. */
-export async function removeApk(db: Database, id: number): Promise<apks.ApkRow> {
-  return found(await apks.deleteApk(db, id), `APK ${id}`);
+export async function removeApk(db: Database, by: AuditSource, id: number, now: Date): Promise<apks.ApkRow> {
+  return withTransaction(db, async (tx) => {
+    const apk = found(await apks.deleteApk(tx, id), `APK ${id}`);
+    await recordChange(tx, by, now, "apk", "delete", id, apk, null);
+    return apk;
+  });
 }
 
 /** The bytes behind an active APK's download URL never change under the devices using it. */
@@ -178,6 +217,7 @@ export interface ApkUpload {
  */
 export async function attachApkFile(
   db: Database,
+  by: AuditSource,
   id: number,
   upload: ApkUpload,
   options: { allowSignerChange: boolean },
@@ -214,6 +254,7 @@ export async function attachApkFile(
       },
       now,
     );
+    await recordChange(tx, by, now, "apk", "upload", id, apk, updated!);
     return updated!;
   });
 }

@@ -4,6 +4,7 @@ import { withTransaction } from "../db/transaction";
 import type { ListRead, ListWindow } from "../lib/list-window";
 import { AppError, validationFailed } from "../lib/problems";
 import * as books from "../repositories/books";
+import { type AuditSource, recordChange } from "./audit";
 import { found } from "./guards";
 import { pageOf } from "./page";
 
@@ -40,29 +41,50 @@ export function ofExistingBook<Rest extends unknown[], Result>(
   };
 }
 
-export function createBook(db: Database, fields: books.BookFields, now: Date): Promise<books.BookRow> {
-  return books.insertBook(db, fields, now);
+export function createBook(
+  db: Database,
+  by: AuditSource,
+  fields: books.BookFields,
+  now: Date,
+): Promise<books.BookRow> {
+  return withTransaction(db, async (tx) => {
+    const book = await books.insertBook(tx, fields, now);
+    await recordChange(tx, by, now, "book", "create", book.id, null, book);
+    return book;
+  });
 }
 
 export async function replaceBook(
   db: Database,
+  by: AuditSource,
   id: number,
   fields: books.BookFields,
   now: Date,
 ): Promise<books.BookRow> {
-  return found(await books.updateBook(db, id, fields, now), `Book ${id}`);
+  return withTransaction(db, async (tx) => {
+    const before = await getBook(tx, id);
+    const book = found(await books.updateBook(tx, id, fields, now), `Book ${id}`);
+    await recordChange(tx, by, now, "book", "update", id, before, book);
+    return book;
+  });
 }
 
 /**
  * Deletes a book with its versions and QR codes (foreign keys cascade); its files become
  * unreferenced and go with the blob cleanup job. Refused while readers hold the book.
  */
-export async function removeBook(db: Database, id: number): Promise<books.BookRow> {
+export async function removeBook(
+  db: Database,
+  by: AuditSource,
+  id: number,
+  now: Date,
+): Promise<books.BookRow> {
   return withTransaction(db, async (tx) => {
     const book = await getBook(tx, id);
     const held = await books.countActivationsOfBook(tx, id);
     if (held > 0) throw new AppError("CONFLICT", `Book ${id} has ${held} activation(s); delete them first.`);
     await books.deleteBook(tx, id);
+    await recordChange(tx, by, now, "book", "delete", id, book, null);
     return book;
   });
 }

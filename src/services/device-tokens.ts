@@ -17,6 +17,7 @@ import {
 import { sessionStampOf } from "../auth/password-stamp";
 import { assertOwner, isAdmin, type Principal, rolesOf } from "../auth/principal";
 import { isBusy } from "../db/busy";
+import { withTransaction } from "../db/transaction";
 import type { Deps } from "../deps";
 import { AppError } from "../lib/problems";
 import {
@@ -31,6 +32,7 @@ import {
 } from "../repositories/device-tokens";
 import type { StoreDirectory } from "../store/directory";
 import { type AccountCheck, storeUnavailable } from "./account-check";
+import { type AuditSource, recordChange } from "./audit";
 import { checkCredentials, normalizedName } from "./login-throttle";
 import type { Runtime } from "./runtime";
 
@@ -122,17 +124,23 @@ export function listDeviceTokens(deps: Deps, principal: Principal): Promise<Devi
 export async function revokeDeviceToken(
   deps: Deps,
   principal: Principal,
+  by: AuditSource,
   id: number,
 ): Promise<DeviceTokenRow> {
   const found = await findDeviceToken(deps.db, id);
   if (!found) throw new AppError("NOT_FOUND", `No device token ${id}.`);
   assertOwner(principal, found.userUuid);
-  const revoked = await revokeDeviceTokenRow(deps.db, id, deps.clock.now());
+  const now = deps.clock.now();
+  const revoked = await withTransaction(deps.db, async (tx) => {
+    const row = await revokeDeviceTokenRow(tx, id, now);
+    // An admin ending another user's token is a change staff made (README "Audit log"); a
+    // reader revoking their own is not. `changes` names no token or digest (auditedFields).
+    if (row && isAdmin(principal) && principal.userUuid !== found.userUuid) {
+      await recordChange(tx, by, now, "devicetoken", "revoke", id, found, row);
+    }
+    return row;
+  });
   if (!revoked) throw new AppError("NOT_FOUND", `Device token ${id} is already revoked.`);
-  if (isAdmin(principal) && principal.userUuid !== found.userUuid) {
-    // The audit log (README "Audit log") records this as "devicetoken.revoke", in the revocation's
-    // transaction, once it exists: target ("devicetoken", id), no token or digest in `changes`.
-  }
   return revoked;
 }
 

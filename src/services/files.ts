@@ -4,11 +4,12 @@ import type { Database } from "#db";
 import { withTransaction } from "../db/transaction";
 import { AppError, notFound } from "../lib/problems";
 import { insertBlob, lockBlob } from "../repositories/blobs";
-import { type BookVersionRow, updateBookVersion } from "../repositories/book-versions";
-import { type BookRow, updateBook } from "../repositories/books";
+import { type BookVersionRow, findBookVersion, updateBookVersion } from "../repositories/book-versions";
+import { type BookRow, findBook, updateBook } from "../repositories/books";
 import type { BlobStore } from "../storage/blob-store";
 import type { Inspected } from "../storage/upload-kinds";
 import { archiveFormatFields } from "./archive-format";
+import { type AuditSource, recordChange } from "./audit";
 
 /** A stored, checked upload: its blob and what its check read from it. */
 export interface StoredFile<I> {
@@ -50,13 +51,16 @@ export async function recordBlob(db: Database, sha256: string, size: number, now
 /** Points the book at its new cover (the blob registered in the same transaction); 404 if it is gone. */
 export function attachCover(
   db: Database,
+  by: AuditSource,
   bookId: number,
   file: StoredFile<Inspected["cover"]>,
   now: Date,
   blobs: BlobStore,
 ): Promise<BookRow> {
-  return attachBlob(db, blobs, file, now, `Book ${bookId}`, (tx) =>
-    updateBook(
+  return attachBlob(db, blobs, file, now, `Book ${bookId}`, async (tx) => {
+    const before = await findBook(tx, bookId);
+    if (!before) return undefined;
+    const book = await updateBook(
       tx,
       bookId,
       {
@@ -67,20 +71,25 @@ export function attachCover(
         coverUpdatedAt: now,
       },
       now,
-    ),
-  );
+    );
+    await recordChange(tx, by, now, "book", "cover", bookId, before, book!);
+    return book;
+  });
 }
 
 /** Points the book version at its new archive (the blob registered in the same transaction); 404 if it is gone. */
 export function attachArchive(
   db: Database,
+  by: AuditSource,
   versionId: number,
   file: StoredFile<Inspected["archive"]>,
   now: Date,
   blobs: BlobStore,
 ): Promise<BookVersionRow> {
-  return attachBlob(db, blobs, file, now, `Book version ${versionId}`, (tx) =>
-    updateBookVersion(
+  return attachBlob(db, blobs, file, now, `Book version ${versionId}`, async (tx) => {
+    const before = await findBookVersion(tx, versionId);
+    if (!before) return undefined;
+    const version = await updateBookVersion(
       tx,
       versionId,
       {
@@ -89,10 +98,13 @@ export function attachArchive(
         archiveFilename: file.filename,
         archiveUploadedAt: now,
         ...archiveFormatFields(file.inspected.recognition),
+        archivePartialMd5: file.inspected.partialMd5,
       },
       now,
-    ),
-  );
+    );
+    await recordChange(tx, by, now, "bookversion", "upload", versionId, before, version!);
+    return version;
+  });
 }
 
 /**

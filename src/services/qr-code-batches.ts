@@ -1,12 +1,14 @@
 // Print runs (see `createActivationQrCodeBatch`): a batch of codes made together, switched
 // on and off together, exported as CSV and printed as sheets of vector QR symbols.
 import type { Database } from "#db";
+import { withTransaction } from "../db/transaction";
 import type { ListWindow } from "../lib/list-window";
 import { nextTurn } from "../lib/loop-slices";
 import { planSheet, type SheetLayout } from "../print/sheet-layout";
 import { findBook } from "../repositories/books";
 import * as batches from "../repositories/qr-code-batches";
 import type { QrCodeRow } from "../repositories/qr-codes";
+import { type AuditSource, recordAudit } from "./audit";
 import { ofExistingBook } from "./books";
 import { found } from "./guards";
 import { pageOf } from "./page";
@@ -35,12 +37,23 @@ export const listQrCodeBatchesOfBook = ofExistingBook(
 /** Every code of the batch on or off in one statement; answers the batch with its new counts. */
 export async function setQrCodeBatchEnabled(
   db: Database,
+  by: AuditSource,
   id: number,
   enabled: boolean,
   now: Date,
 ): Promise<batches.QrCodeBatchWithCounts> {
-  await getQrCodeBatch(db, id);
-  await batches.setQrCodeBatchEnabled(db, id, enabled, now);
+  await withTransaction(db, async (tx) => {
+    await getQrCodeBatch(tx, id);
+    const codes = await batches.setQrCodeBatchEnabled(tx, id, enabled, now);
+    // One event for the print run, with the number of codes it switched.
+    await recordAudit(tx, {
+      by,
+      at: now,
+      action: enabled ? "batch.enable" : "batch.disable",
+      target: { type: "batch", id },
+      changes: { enabled: [null, enabled], codes: [null, codes] },
+    });
+  });
   return getQrCodeBatch(db, id);
 }
 

@@ -11,6 +11,7 @@ import { qrSvg } from "../print/qr-vector";
 import { insertQrCodeBatch } from "../repositories/qr-code-batches";
 import * as qrCodes from "../repositories/qr-codes";
 import { generateActivationCode } from "./activation-code";
+import { type AuditSource, recordChange } from "./audit";
 import { assertBookExists, ofExistingBook } from "./books";
 import { found } from "./guards";
 import { pageOf } from "./page";
@@ -78,18 +79,22 @@ async function withFreshCodes<T>(work: () => Promise<T>): Promise<T> {
 
 export async function createQrCode(
   db: Database,
+  by: AuditSource,
   input: QrCodeInputValue,
   now: Date,
 ): Promise<qrCodes.QrCodeRow> {
   await assertBookExists(db, input.bookId);
-  return withFreshCodes(async () => {
-    const [row] = await qrCodes.insertQrCodes(
-      db,
-      [{ ...input, code: generateActivationCode(), expiresAt: null, batchId: null }],
-      now,
-    );
-    return row!;
-  });
+  return withFreshCodes(() =>
+    withTransaction(db, async (tx) => {
+      const [row] = await qrCodes.insertQrCodes(
+        tx,
+        [{ ...input, code: generateActivationCode(), expiresAt: null, batchId: null }],
+        now,
+      );
+      await recordChange(tx, by, now, "qrcode", "create", row!.id, null, row!);
+      return row!;
+    }),
+  );
 }
 
 /**
@@ -103,6 +108,7 @@ export async function createQrCode(
  */
 export async function createQrCodeBatch(
   db: Database,
+  by: AuditSource,
   input: QrCodeBatchInputValue,
   now: Date,
 ): Promise<qrCodes.QrCodeRow[]> {
@@ -114,7 +120,12 @@ export async function createQrCodeBatch(
     return withTransaction(db, async (tx) => {
       const batch = await insertQrCodeBatch(tx, shared, now);
       const values = codes.map((code) => ({ ...shared, code, enabled: true, batchId: batch.id }));
-      return qrCodes.insertQrCodes(tx, values, now);
+      const inserted = await qrCodes.insertQrCodes(tx, values, now);
+      // One event for the print run, with its count: never one per code.
+      await recordChange(tx, by, now, "batch", "create", batch.id, null, batch, {
+        codes: [null, inserted.length],
+      });
+      return inserted;
     });
   });
   await nextTurn();
@@ -135,11 +146,17 @@ async function drawCodes(quantity: number): Promise<string[]> {
 
 export async function setQrCodeEnabled(
   db: Database,
+  by: AuditSource,
   id: number,
   enabled: boolean,
   now: Date,
 ): Promise<qrCodes.QrCodeRow> {
-  return found(await qrCodes.setQrCodeEnabled(db, id, enabled, now), `Activation QR code ${id}`);
+  return withTransaction(db, async (tx) => {
+    const before = await getQrCode(tx, id);
+    const row = found(await qrCodes.setQrCodeEnabled(tx, id, enabled, now), `Activation QR code ${id}`);
+    await recordChange(tx, by, now, "qrcode", enabled ? "enable" : "disable", id, before, row);
+    return row;
+  });
 }
 
 /**

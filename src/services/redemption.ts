@@ -17,6 +17,7 @@ import { consumeActivation, findQrCode, findQrCodeByCode } from "../repositories
 import type { StoreDirectory } from "../store/directory";
 import { normalizeActivationCode } from "./activation-code";
 import { assertUserExists } from "./activations";
+import { type AuditSource, recordChange } from "./audit";
 import { type Limits, type Throttle, throttleRules } from "./throttle";
 
 export interface RedemptionContext {
@@ -27,6 +28,8 @@ export interface RedemptionContext {
   now: Date;
   /** The peer address of the request, for the per-address throttle. */
   clientAddress: string;
+  /** Who redeems: an admin's redemption for another user is an audit event, a reader's own is not. */
+  by: AuditSource;
 }
 
 export interface RedeemInputValue {
@@ -76,16 +79,18 @@ export async function redeem(
     [throttleRules.redeemFailuresPerUser, principal.userUuid],
     [throttleRules.redeemFailuresPerAddress, throttleBucketOf(ctx.clientAddress)],
   ];
+  const audit = userUuid === principal.userUuid ? null : ctx.by;
   return ctx.throttle.guard(
     limits,
     ctx.now,
-    () => attempt(ctx.db, userUuid, input.code, ctx.now),
+    () => attempt(ctx.db, audit, userUuid, input.code, ctx.now),
     failureCodes,
   );
 }
 
 async function attempt(
   db: Database,
+  audit: AuditSource | null,
   userUuid: string,
   typed: string,
   now: Date,
@@ -120,15 +125,17 @@ async function attempt(
         // The conditional UPDATE decides between racing redemptions and a racing revocation.
         const recorded = await recordCodeOnShopActivation(tx, held.id, qr.id, now);
         if (!recorded) throw new ShopActivationChanged();
+        if (audit) await recordChange(tx, audit, now, "activation", "redeem", held.id, held, recorded);
         return { activation: recorded, created: false };
       }
       const activation = await insertActivation(tx, { bookId: qr.bookId, userUuid, qrCodeId: qr.id }, now);
+      if (audit) await recordChange(tx, audit, now, "activation", "redeem", activation.id, null, activation);
       return { activation, created: true };
     });
   } catch (error) {
     // Once more: the activation now carries a code (answered as held) or is gone (a new one is made).
     if (error instanceof ShopActivationChanged) {
-      if (!again) return attempt(db, userUuid, typed, now, true);
+      if (!again) return attempt(db, audit, userUuid, typed, now, true);
       const held = bookId === undefined ? undefined : await findActivationOfUser(db, userUuid, bookId);
       if (held) return { activation: held, created: false };
     }

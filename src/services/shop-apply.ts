@@ -9,6 +9,7 @@ import {
   insertShopActivation,
 } from "../repositories/activations";
 import * as orders from "../repositories/shop-orders";
+import { recordAudit, shopSource } from "./audit";
 import type { GrantEvent } from "./shop-grants";
 import type { GrantAction, GrantLine, OrderFacts, PlanGrant } from "./shop-plan";
 
@@ -104,6 +105,7 @@ async function grant(tx: Database, line: GrantLine & { userUuid: string }, now: 
     return;
   }
   await orders.upsertGrant(tx, { ...line, activationId: activation.id, state: "active" }, now);
+  await recordShopEvent(tx, "shop.grant", activation.id, line, now);
   applied.granted.push({ ...line, activationId: activation.id });
 }
 
@@ -113,7 +115,8 @@ async function revoke(tx: Database, grant: PlanGrant, now: Date, applied: Applie
   if (
     activationId !== null &&
     (await deleteShopActivation(tx, activationId, grant.orderId, now)) === "deleted"
-  )
+  ) {
+    await recordShopEvent(tx, "shop.revoke", activationId, grant, now);
     applied.revoked.push({
       orderId: grant.orderId,
       lineItemId: grant.lineItemId,
@@ -121,5 +124,33 @@ async function revoke(tx: Database, grant: PlanGrant, now: Date, applied: Applie
       userUuid: grant.userUuid ?? "",
       activationId,
     });
+  }
   await orders.upsertGrant(tx, { ...fieldsOf(grant), activationId: null, state: "revoked" }, now);
+}
+
+/**
+ * One event per activation the shop made or took back (README "Audit log"), never one per order
+ * seen: the actor is the shop, the order and its line are named.
+ */
+function recordShopEvent(
+  tx: Database,
+  action: "shop.grant" | "shop.revoke",
+  activationId: number,
+  line: { orderId: number; lineItemId: number; bookId: number; userUuid: string | null },
+  now: Date,
+): Promise<void> {
+  const pair = <T>(value: T): [T | null, T | null] =>
+    action === "shop.grant" ? [null, value] : [value, null];
+  return recordAudit(tx, {
+    by: shopSource,
+    at: now,
+    action,
+    target: { type: "activation", id: activationId },
+    changes: {
+      bookId: pair(line.bookId),
+      userUuid: pair(line.userUuid),
+      shopOrderId: pair(line.orderId),
+      lineItemId: pair(line.lineItemId),
+    },
+  });
 }

@@ -17,6 +17,7 @@ const hasApiMd = requires(
 const ALIASES = ["GET /openapi.json", "GET /swagger-ui.html", "GET /swagger-ui/index.html"];
 const PRINT_RUNS = "Print runs and device updates";
 const SHOP_ORDERS = "Shop orders";
+const AUDIT_LOG = "Audit log";
 /**
  * §11's OPDS catalogs are prose, not a table: they name `GET /opds`, `/opds/v2`,
  * `/opds/search.xml` and `GET /opds/auth` and leave the feeds' and signed files' paths to the code
@@ -35,7 +36,7 @@ const OPDS_PUBLIC = [
  * Rows of §11 (readers' own apps) whose work order has not landed yet: each is pinned by a test
  * that fails once the document has it, so the entry goes when the operation comes.
  */
-const NOT_YET_BUILT = new Set(["GET /book/{id}/progress", "PUT /book/{id}/progress"]);
+const NOT_YET_BUILT = new Set<string>([]);
 /**
  * Where a later work order knowingly widens an API.md row: operation → the level the document
  * declares instead. Each entry is pinned by its own test, so no other drift can hide here.
@@ -56,8 +57,10 @@ interface Row {
 /**
  * The endpoint rows of API.md §5 (`| METHOD /path (alias …) | level | … |`, by subsection), of
  * §7, the shop's endpoints (section "Shop orders"; a level such as "public, signed" reads as its
- * first word), and of §11, the readers' apps (by subsection; "user (a session token; …)" reads
- * as "user").
+ * first word), of §9, the audit log (section "Audit log"), and of §11, the readers' apps (by
+ * subsection; "user (a session token; …)" reads as "user"). §11's offline entitlements list
+ * theirs as bullets, "- `GET /path?query` (level, …)", where "(same access)" is the level of the
+ * section's first operation (the token's).
  */
 function endpointRows(markdown: string): Row[] {
   if (!markdown.includes("\n## 5. Endpoints")) throw new Error("API.md has no §5 Endpoints");
@@ -68,11 +71,25 @@ function endpointRows(markdown: string): Row[] {
     const heading = /^(#{2,3}) (.+)$/.exec(line);
     if (heading?.[1] === "##") {
       chapter = heading[2]!.trim();
-      section = chapter.startsWith("7.") ? SHOP_ORDERS : "";
+      section = chapter.startsWith("7.") ? SHOP_ORDERS : chapter.startsWith("9.") ? AUDIT_LOG : "";
     } else if (heading) section = heading[2]!.trim();
-    if (!chapter.startsWith("5.") && !chapter.startsWith("7.") && !chapter.startsWith("11.")) continue;
+    if (
+      !chapter.startsWith("5.") &&
+      !chapter.startsWith("7.") &&
+      !chapter.startsWith("9.") &&
+      !chapter.startsWith("11.")
+    )
+      continue;
     const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)[^|]*\|\s*(\w+)[^|]*\|/.exec(line);
     if (row) rows.push({ operation: `${row[1]} ${row[2]}`, level: row[3]!, section });
+    const bullet = section.startsWith("Offline entitlements")
+      ? /^-\s+`(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/[^`?\s]*)[^`]*`\s+\((\w+)/.exec(line)
+      : null;
+    if (bullet) {
+      const level = bullet[3] === "same" ? rows.find((r) => r.section === section)?.level : bullet[3];
+      if (!level) throw new Error(`API.md: "${line}" has the same access as no operation before it`);
+      rows.push({ operation: `${bullet[1]} ${bullet[2]}`, level, section });
+    }
   }
   return rows;
 }
@@ -116,6 +133,7 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
     expect(new Set(rows.map((row) => row.operation)).size).toBe(rows.length);
     expect(rows).toContainEqual({ operation: "POST /shop/webhook", level: "public", section: SHOP_ORDERS });
     expect(rows).toContainEqual({ operation: "GET /shop-product", level: "admin", section: SHOP_ORDERS });
+    expect(rows).toContainEqual({ operation: "GET /audit-event/{id}", level: "admin", section: AUDIT_LOG });
   });
 
   test(`the ${OPDS_CATALOGS} of §11: the operations it names are documented, feeds for users, files and the auth document public`, () => {
@@ -173,6 +191,15 @@ describe.if(hasApiMd)("API.md §5 and the OpenAPI document", () => {
       level: "user",
       section: "Device tokens (app passwords)",
     });
+    // Reading progress's rows are read, and built at their level.
+    for (const operation of ["GET /book/{id}/progress", "PUT /book/{id}/progress"]) {
+      expect(rows).toContainEqual({
+        operation,
+        level: "entitled",
+        section: "Reading progress (`sync` scope)",
+      });
+      expect(documented.get(operation)).toBe("entitled");
+    }
     for (const operation of NOT_YET_BUILT) {
       expect(rows.map((row) => row.operation)).toContain(operation);
       expect(documented.has(operation)).toBe(false);

@@ -454,6 +454,16 @@ async function check(op: Operation, request: FuzzRequest): Promise<void> {
 
   if (response.status >= 500) throw new Error(`${where}: server error ${text.slice(0, 500)}`);
   if (response.status >= 400) {
+    // An OPDS catalog's 401 is its Authentication Document (README "Reading apps"), as reading
+    // apps expect; it must be the media type and schema the document declares for that 401.
+    const declared = op.responses[String(response.status)]?.content ?? {};
+    const authDocument = "application/opds-authentication+json";
+    if (response.status === 401 && contentType.startsWith(authDocument) && declared[authDocument]) {
+      const validate = validatorFor(declared[authDocument].schema);
+      if (!validate(JSON.parse(text)))
+        throw new Error(`${where}: authentication document ${ajv.errorsText(validate.errors)}`);
+      return;
+    }
     if (!contentType.startsWith("application/problem+json"))
       throw new Error(`${where}: error as ${contentType}`);
     const problem = JSON.parse(text);

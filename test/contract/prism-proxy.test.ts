@@ -631,6 +631,41 @@ async function runScenario(): Promise<void> {
   await call({ op: "redeemActivationQrCode", as: R, json: { code: qr.code }, status: 200 });
   await call({ op: "redeemActivationQrCode", as: R, json: { code: "0000-0000-0000-0000" }, status: 404 });
   await call({ op: "redeemActivationQrCode", as: other.token, json: { code: qr.code }, status: 409 });
+  // Reading progress: none yet, written, read back; an older one refused; a stranger refused.
+  await call({ op: "getReadingProgress", as: R, path: { id: book.id }, status: 204 });
+  const position = {
+    percentage: 0.42,
+    locator: { href: "ch3.xhtml", type: "application/xhtml+xml", locations: { progression: 0.5 } },
+    device: "Thorium",
+    modified: "2026-11-21T09:00:00.000Z",
+  };
+  await call({ op: "putReadingProgress", as: R, path: { id: book.id }, json: position, status: 200 });
+  await call({ op: "getReadingProgress", as: R, path: { id: book.id }, status: 200 });
+  await call({
+    op: "putReadingProgress",
+    as: R,
+    path: { id: book.id },
+    json: { ...position, modified: "2026-11-21T08:00:00.000Z" },
+    status: 409,
+  });
+  await refused(
+    {
+      op: "putReadingProgress",
+      as: R,
+      path: { id: book.id },
+      json: { ...position, percentage: 2 },
+      status: 400,
+    },
+    422,
+    "percentage",
+  );
+  await call({
+    op: "putReadingProgress",
+    as: other.token,
+    path: { id: book.id },
+    json: position,
+    status: 403,
+  });
   await call({ op: "listMyBooks", as: R, status: 200 });
   await call({ op: "listBooksWithVersionAndActivation", as: R, status: 200 });
   await call({ op: "getBookWithVersionAndActivation", as: R, path: { id: book.id }, status: 200 });

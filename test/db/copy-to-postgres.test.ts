@@ -35,6 +35,9 @@ function tableReads(db: Database) {
     apk: () => db.orm.select().from(t.apk).orderBy(t.apk.id),
     userSession: () => db.orm.select().from(t.userSession).orderBy(t.userSession.id),
     deviceToken: () => db.orm.select().from(t.deviceToken).orderBy(t.deviceToken.id),
+    entitlementKey: () => db.orm.select().from(t.entitlementKey).orderBy(t.entitlementKey.id),
+    activationEnd: () => db.orm.select().from(t.activationEnd).orderBy(t.activationEnd.id),
+    readingProgress: () => db.orm.select().from(t.readingProgress).orderBy(t.readingProgress.id),
     adminGrant: () => db.orm.select().from(t.adminGrant).orderBy(t.adminGrant.userUuid),
     storeUserLink: () => db.orm.select().from(t.storeUserLink).orderBy(t.storeUserLink.uuid),
     storeUser: () => db.orm.select().from(t.storeUser).orderBy(t.storeUser.id),
@@ -126,6 +129,16 @@ describe.if(withPostgres)("bun run db copy: SQLite into an empty Postgres databa
       json: { name: "KOReader", password: TEST_PASSWORD },
     });
     expect(deviceToken.status).toBe(201);
+    // An entitlements token makes the first signing key; an activation deleted leaves its record.
+    expect((await t.call("GET", "/authentication/entitlements", { token: reader.token })).status).toBe(200);
+    const second = await t.user();
+    const ended = await call("POST", "/activation", { bookId: book.id, userUuid: second.uuid });
+    expect((await t.call("DELETE", `/activation/${ended.id}`, { token: owner.token })).status).toBe(200);
+    const progress = await t.call("PUT", `/book/${book.id}/progress`, {
+      token: reader.token,
+      json: { percentage: 0.25, device: "Thorium", modified: "2026-11-21T09:00:00.000Z" },
+    });
+    expect(progress.status).toBe(200);
     await call("POST", "/apk", { kind: "bookapp", versionCode: 1, versionName: "1.0" });
     await call("POST", "/shop-product", { bookId: book.id, productId: 1520 });
     const db = t.deps.db;

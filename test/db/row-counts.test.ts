@@ -19,6 +19,7 @@ import { countedRows, countedTables } from "../../src/db/row-counts";
 import { queuedWrite, withTransaction } from "../../src/db/transaction";
 import { countActivations, deleteActivation, insertActivation } from "../../src/repositories/activations";
 import { countApks, deleteApk, insertApk } from "../../src/repositories/apks";
+import { deleteAuditEventsBefore, insertAuditEvents } from "../../src/repositories/audit-events";
 import { countBookVersions, insertBookVersion } from "../../src/repositories/book-versions";
 import { countBooks, deleteBook, insertBook } from "../../src/repositories/books";
 import { countQrCodes, insertQrCodes, type NewQrCode } from "../../src/repositories/qr-codes";
@@ -102,6 +103,7 @@ describe(`row counters (${testDialect})`, () => {
       activation_qr_code: 0,
       apk: 0,
       shop_product: 0,
+      audit_event: 0,
     });
     const book = await insertBook(
       db,
@@ -125,6 +127,21 @@ describe(`row counters (${testDialect})`, () => {
       now,
     );
     const product = await insertShopProduct(db, { bookId: book.id, productId: 41, variationId: 0 }, now);
+    await insertAuditEvents(
+      db,
+      [1, 2].map((i) => ({
+        at: new Date(now.getTime() - i),
+        actorUuid: null,
+        actorEmail: null,
+        actorVia: "system",
+        action: "book.create",
+        targetType: "book",
+        targetId: String(i),
+        changes: "{}",
+        requestId: null,
+        client: null,
+      })),
+    );
     expect(await expectExact(db)).toEqual({
       book: 1,
       book_version: 1,
@@ -132,6 +149,7 @@ describe(`row counters (${testDialect})`, () => {
       activation_qr_code: 3,
       apk: 1,
       shop_product: 1,
+      audit_event: 2,
     });
     // The counts the endpoints answer read the counters.
     expect([await countBooks(db), await countBookVersions(db), await countActivations(db)]).toEqual([
@@ -142,7 +160,8 @@ describe(`row counters (${testDialect})`, () => {
     await deleteActivation(db, activation.id);
     await deleteApk(db, apk.id);
     await deleteShopProduct(db, product.id);
-    expect(await expectExact(db)).toMatchObject({ activation: 0, apk: 0, shop_product: 0 });
+    expect(await deleteAuditEventsBefore(db, now, 10)).toBe(2);
+    expect(await expectExact(db)).toMatchObject({ activation: 0, apk: 0, shop_product: 0, audit_event: 0 });
   });
 
   test("a book's delete cascading to its versions and codes takes them off their counters", async () => {
@@ -296,6 +315,7 @@ describe(`migration 0004 backfills the counters of a database filled before it (
       activation_qr_code: 7,
       apk: 0,
       shop_product: 0,
+      audit_event: 0,
     });
     // And it goes on counting from there.
     await deleteBook(db, 3);

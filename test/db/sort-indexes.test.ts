@@ -21,6 +21,7 @@ import {
   readCatalogPage,
 } from "../../src/repositories/activations";
 import { apkSortFields, listApks } from "../../src/repositories/apks";
+import { auditEventSortFields, listAuditEvents } from "../../src/repositories/audit-events";
 import {
   bookVersionSortFields,
   listBookVersions,
@@ -49,6 +50,26 @@ const USER = "00000000-0000-4000-8000-000000000001";
  */
 const lists: { name: string; fields: readonly string[]; read: ListRead }[] = [
   { name: "GET /book", fields: bookSortFields, read: (db, w) => listBooks(db, w as never) },
+  {
+    name: "GET /audit-event",
+    fields: auditEventSortFields,
+    read: (db, w) => listAuditEvents(db, w as never),
+  },
+  {
+    name: "GET /audit-event?actor=…",
+    fields: ["id"],
+    read: (db, w) => listAuditEvents(db, w as never, { actorEmail: "admin@example.com" }),
+  },
+  {
+    name: "GET /audit-event?actor=<uuid>",
+    fields: ["id"],
+    read: (db, w) => listAuditEvents(db, w as never, { actorUuid: USER }),
+  },
+  {
+    name: "GET /audit-event?targetType=…&targetId=…",
+    fields: ["id"],
+    read: (db, w) => listAuditEvents(db, w as never, { targetType: "book", targetId: "7" }),
+  },
   {
     name: "GET /book/all-books-with-version-and-activation",
     fields: bookSortFields,

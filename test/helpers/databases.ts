@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { type DatabaseHandle, openDatabase } from "../../src/db/client";
 import type { Logger } from "../../src/lib/logger";
+import { type AuditEventRow, listAuditEvents } from "../../src/repositories/audit-events";
+import { auditAuditEvent } from "./log-audit";
 
 export interface TestDatabase {
   url: string;
@@ -38,6 +40,7 @@ export async function createTestDatabase(
       handle,
       dialect: "sqlite",
       async drop() {
+        await auditEventsOf(handle);
         await handle.close();
         rmSync(dir, { recursive: true, force: true });
       },
@@ -54,9 +57,28 @@ export async function createTestDatabase(
     handle,
     dialect: "postgres",
     async drop() {
+      await auditEventsOf(handle);
       await handle.close();
       await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.close();
     },
   };
+}
+
+/**
+ * Every audit event the test wrote, through the run-wide audit (test/helpers/log-audit.ts): a
+ * secret in any event of the run fails it. A database a test broke on purpose is left alone.
+ */
+async function auditEventsOf(handle: DatabaseHandle): Promise<void> {
+  let after: AuditEventRow | undefined;
+  try {
+    for (;;) {
+      const rows = await listAuditEvents(handle.db, { sort: [], limit: 1000 }, {}, after);
+      for (const row of rows) auditAuditEvent(row, "audit_event");
+      if (rows.length < 1000) return;
+      after = rows.at(-1);
+    }
+  } catch {
+    // No audit_event table (a test of the migrations themselves), or the database is gone.
+  }
 }

@@ -24,6 +24,10 @@ const SHAPES: Array<[kind: string, pattern: RegExp]> = [
   ["a versioned link's query secret", /[?&]sha256=/i],
   // src/services/activation-code.ts: four groups of four of Crockford's alphabet.
   ["an activation code", /\b[0-9A-HJKMNP-TV-Z]{4}(?:-[0-9A-HJKMNP-TV-Z]{4}){3}\b/],
+  // Offline entitlements' signing keys (README "Offline entitlements"): the private member of an
+  // OKP JWK, or an Ed25519 PKCS #8 key (its DER prefix, in base64 or hex).
+  ["a private JWK", /"d"\s*:\s*"[A-Za-z0-9_-]{20,}/],
+  ["an Ed25519 private key", /MC4CAQAwBQYDK2VwBCIEI|302e020100300506032b657004220420/i],
 ];
 
 const findings: string[] = [];
@@ -60,6 +64,31 @@ export function auditLogText(pending: string, source: string): string {
 /** The in-process apps' default logger: info level, every line audited and then dropped. */
 export const auditedLogger: Logger = createLogger("info", (line) => auditLogLine(line, "in-process app"));
 
-export function logAuditReport(): { audited: number; findings: string[] } {
-  return { audited, findings: [...new Set(findings)] };
+/**
+ * A field of an audit event's `changes` that names a secret (README "Audit log": the auditable
+ * fields are listed per record, so none of these may ever appear). A file is named by its sha256,
+ * which is no secret: `coverSha256` passes, `passwordHash` does not.
+ */
+const SECRET_FIELD = /password|token|secret|hash|salt|^code$|bytes|content/i;
+
+/** What kinds of secret one audit event (as stored: its `changes` JSON text) holds (none: []). */
+export function secretKindsInAuditEvent(event: { changes: string; [column: string]: unknown }): string[] {
+  const kinds = secretKindsIn(JSON.stringify(event));
+  const changes = JSON.parse(event.changes) as Record<string, unknown>;
+  for (const field of Object.keys(changes))
+    if (SECRET_FIELD.test(field)) kinds.push(`a secret's field (${field}) in changes`);
+  return kinds;
+}
+
+let auditedEvents = 0;
+
+/** Every audit event of a test database, read before it is dropped (test/helpers/databases.ts). */
+export function auditAuditEvent(event: { changes: string; action: string }, source: string): void {
+  auditedEvents++;
+  for (const kind of secretKindsInAuditEvent(event))
+    findings.push(`${source}: ${kind} in an audit event (${event.action})`);
+}
+
+export function logAuditReport(): { audited: number; auditedEvents: number; findings: string[] } {
+  return { audited, auditedEvents, findings: [...new Set(findings)] };
 }

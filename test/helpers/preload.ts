@@ -16,7 +16,9 @@ nameSkipReasons();
 // Once, after the last file: the whole run's log held no secret (test/helpers/log-audit.ts). A
 // throw here is a failing test of its own, so the run fails.
 afterAll(() => {
-  const { audited, findings } = logAuditReport();
-  console.log(`log audit: ${audited} log lines of this run read, ${findings.length} with a secret`);
+  const { audited, auditedEvents, findings } = logAuditReport();
+  console.log(
+    `log audit: ${audited} log lines and ${auditedEvents} audit events of this run read, ${findings.length} with a secret`,
+  );
   if (findings.length > 0) throw new Error(`secrets in the log:\n${findings.join("\n")}`);
 });

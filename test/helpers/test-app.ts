@@ -9,6 +9,7 @@ import { fixedClock } from "../../src/lib/clock";
 import type { Logger } from "../../src/lib/logger";
 import { readDeployment } from "../../src/repositories/deployment";
 import { grantAdmin } from "../../src/services/admin-grants";
+import { cliSource } from "../../src/services/audit";
 import type { ShopSync } from "../../src/services/shop-sync";
 import { createBlobStore } from "../../src/storage/create-blob-store";
 import type { StoreDirectory } from "../../src/store/directory";
@@ -125,7 +126,7 @@ export async function createTestApp(
   };
 
   const grant: TestApp["grantAdmin"] = async (identifier) => {
-    await grantAdmin(deps, identifier);
+    await grantAdmin(deps, cliSource, identifier);
   };
 
   let adminSession: Promise<{ token: string; uuid: string; email: string }> | undefined;

@@ -230,6 +230,14 @@ describe.if(requireCeph())("a restored copy on the same bucket and prefix (findi
     });
     expect(login.status).toBe(200);
     const copyToken = ((await login.json()) as { token: string }).token;
+    // Each adoption is an audit event of the operator's (README "Audit log").
+    const adoptions = await fetch(`${copy.url}/audit-event?action=storage.adopt`, {
+      headers: { Authorization: `Bearer ${copyToken}` },
+    });
+    expect(await adoptions.json()).toMatchObject([
+      { actor: { via: "cli" }, changes: { adopted: [null, 1] } },
+      { actor: { via: "cli" }, changes: { adopted: [null, 1] } },
+    ]);
     const replacement = await png("the copy's new cover");
     await uploadCover(copy, copyToken, bookId, replacement);
     expect(await objectThere(before)).toBe(true);

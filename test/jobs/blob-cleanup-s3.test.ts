@@ -11,6 +11,7 @@ import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import type { Clock } from "../../src/lib/clock";
 import { insertBook } from "../../src/repositories/books";
 import { readDeployment } from "../../src/repositories/deployment";
+import { systemSource } from "../../src/services/audit";
 import { attachCover } from "../../src/services/files";
 import type { BlobStorage } from "../../src/storage/blob-store";
 import { createBlobStore } from "../../src/storage/create-blob-store";
@@ -65,6 +66,7 @@ describe.if(requireCeph())("blob cleanup with STORAGE=s3", () => {
     );
     await attachCover(
       db,
+      systemSource,
       book.id,
       { ...named, filename: "c.png", inspected: { width: 1, height: 1 } },
       new Date(),

@@ -11,6 +11,7 @@ import { cleanupBlobs } from "../../src/jobs/blob-cleanup";
 import type { Clock } from "../../src/lib/clock";
 import { insertBook } from "../../src/repositories/books";
 import { readDeployment } from "../../src/repositories/deployment";
+import { systemSource } from "../../src/services/audit";
 import { attachCover } from "../../src/services/files";
 import { type BlobInfo, type BlobStore, LocalBlobStore } from "../../src/storage/blob-store";
 import { createTestDatabase, type TestDatabase } from "../helpers/databases";
@@ -41,7 +42,7 @@ async function uploadCover(blobs: BlobStore, text: string) {
   );
   const file = await storeBlob(blobs, text);
   const cover = { ...file, filename: "cover.png", inspected: { width: 1, height: 1 } };
-  return { bookId: book.id, attached: attachCover(db, book.id, cover, new Date(), blobs) };
+  return { bookId: book.id, attached: attachCover(db, systemSource, book.id, cover, new Date(), blobs) };
 }
 
 const deploymentId = async () => (await readDeployment(database.handle.db)).id;
@@ -144,7 +145,7 @@ describe("blob cleanup", () => {
     expect(run).toMatchObject({ rows: 1, files: 0 });
 
     const cover = { ...file, filename: "cover.png", inspected: { width: 1, height: 1 } };
-    await attachCover(db, book.id, cover, new Date(), blobs);
+    await attachCover(db, systemSource, book.id, cover, new Date(), blobs);
     const [row] = await db.orm.select().from(db.tables.book).where(eq(db.tables.book.id, book.id));
     expect(row?.coverSha256).toBe(sha256);
     expect(await blobs.exists(sha256)).toBe(true);
@@ -166,7 +167,7 @@ describe("blob cleanup", () => {
     expect(await blobs.exists(file.sha256)).toBe(false);
 
     const cover = { ...file, filename: "cover.png", inspected: { width: 1, height: 1 } };
-    await expect(attachCover(db, book.id, cover, new Date(), blobs)).rejects.toMatchObject({
+    await expect(attachCover(db, systemSource, book.id, cover, new Date(), blobs)).rejects.toMatchObject({
       code: "SERVICE_UNAVAILABLE",
     });
     const [row] = await db.orm.select().from(db.tables.book).where(eq(db.tables.book.id, book.id));

@@ -25,6 +25,8 @@ const CHANGING = new Set([
   "__drizzle_migrations",
   // A restore gives the copy a deployment id of its own (checked below).
   "deployment",
+  // The restore is an event of the copy; the backup one of the live database (checked below).
+  "audit_event",
 ]);
 
 const sha256 = (bytes: Uint8Array | ArrayBuffer) =>
@@ -185,6 +187,27 @@ describe.if(onlyIn(testDialect === "sqlite", "SQLite backup and restore: runs wi
           { id: expect.stringMatching(/^[0-9a-f]{32}$/), original_id: original!.id },
         ]);
         expect(deploymentOf(copy)[0]!.id).not.toBe(original!.id);
+        // The audit log: the copy holds the live events and its restore; the live one its backup.
+        const eventsOf = (database: Database) =>
+          database.query("SELECT * FROM audit_event ORDER BY id").all() as Record<string, unknown>[];
+        const liveEvents = new Set(eventsOf(source).map((row) => JSON.stringify(row)));
+        const [restoreEvent, ...others] = eventsOf(copy).reverse();
+        expect(restoreEvent).toMatchObject({
+          action: "backup.restore",
+          actor_via: "cli",
+          target_type: "deployment",
+        });
+        expect(JSON.parse(restoreEvent!.changes as string)).toMatchObject({
+          deploymentId: [original!.id, deploymentOf(copy)[0]!.id],
+        });
+        expect(others.filter((row) => !liveEvents.has(JSON.stringify(row)))).toEqual([]);
+        expect(others.length).toBeGreaterThan(writesBefore);
+        const backups = eventsOf(source).filter((row) => row.action === "backup.create");
+        expect(backups).toMatchObject([{ actor_via: "cli", target_type: "backup" }]);
+        expect(JSON.parse(backups[0]!.changes as string)).toMatchObject({
+          database: [null, "sqlite"],
+          jwtSecret: [null, true],
+        });
         // The counters the triggers keep agree with the rows: no half of a transaction was copied.
         for (const { table_name, n } of copy
           .query("SELECT table_name, sum(n) AS n FROM row_count GROUP BY table_name")

@@ -261,6 +261,7 @@ describe("tokens and sessions", () => {
       sessions: 0,
       deviceTokens: 0,
       rateLimits: 0,
+      activationEnds: 0,
     });
   });
 });

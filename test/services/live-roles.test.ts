@@ -10,6 +10,7 @@ import { queuedWrite, withTransaction } from "../../src/db/transaction";
 import { AppError } from "../../src/lib/problems";
 import { Session } from "../../src/routes/authentication/authentication.schemas";
 import { grantAdmin, revokeAdmin } from "../../src/services/admin-grants";
+import { cliSource } from "../../src/services/audit";
 import type { StoreDirectory } from "../../src/store/directory";
 import { EmbeddedStore } from "../../src/store/embedded";
 import { bodyAs, expectProblem } from "../helpers/responses";
@@ -81,11 +82,11 @@ describe("live roles and account state, two instances on one database", () => {
 
   test("a revoked grant: 403 on the other instance at its next request", async () => {
     const user = await t.user();
-    await grantAdmin(t.deps, user.email);
+    await grantAdmin(t.deps, cliSource, user.email);
     const token = await login(user.email);
     expect((await onOther(ADMIN_ONLY, bearer(token))).status).toBe(200);
 
-    await revokeAdmin(t.deps, user.email);
+    await revokeAdmin(t.deps, cliSource, user.email);
     const response = await onOther(ADMIN_ONLY, bearer(token));
     await expectProblem(response, 403, "FORBIDDEN");
     // The roles claim still says admin; it grants nothing.
@@ -162,17 +163,17 @@ describe("live roles and account state, two instances on one database", () => {
 
   test("HTTP Basic: a revoked grant is refused within 60 s on each instance (the cache's bound)", async () => {
     const user = await t.user();
-    await grantAdmin(t.deps, user.email);
+    await grantAdmin(t.deps, cliSource, user.email);
     const headers = { Authorization: basic(user.email, TEST_PASSWORD) };
     expect((await onOther(ADMIN_ONLY, headers)).status).toBe(200);
-    await revokeAdmin(t.deps, user.email);
+    await revokeAdmin(t.deps, cliSource, user.email);
     t.clock.advance(MINUTE);
     expect((await onOther(ADMIN_ONLY, headers)).status).toBe(403);
   });
 
   test("a store outage logs nobody out: the row serves for up to 60 s, then 503, then back", async () => {
     const user = await t.user();
-    await grantAdmin(t.deps, user.email);
+    await grantAdmin(t.deps, cliSource, user.email);
     const token = await login(user.email);
     store.down = true;
     try {
@@ -209,7 +210,9 @@ describe("no admin by e-mail address", () => {
   });
 
   test("grantAdmin names an unknown user as such and changes nothing", async () => {
-    await expect(grantAdmin(t.deps, "nobody@example.com")).rejects.toThrow('no user "nobody@example.com"');
+    await expect(grantAdmin(t.deps, cliSource, "nobody@example.com")).rejects.toThrow(
+      'no user "nobody@example.com"',
+    );
     const store: StoreDirectory = t.deps.store;
     expect(await store.findUser("nobody@example.com")).toBeNull();
   });

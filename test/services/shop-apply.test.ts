@@ -7,6 +7,7 @@ import { withTransaction } from "../../src/db/transaction";
 import { findActivation, findActivationOfUser, insertActivation } from "../../src/repositories/activations";
 import { insertBook } from "../../src/repositories/books";
 import { claimOrder, grantsOfOrder, recordOrder } from "../../src/repositories/shop-orders";
+import { countAuditEvents, listAuditEvents } from "../../src/services/audit";
 import { applyGrantPlan, readOrderFacts } from "../../src/services/shop-apply";
 import { planGrants } from "../../src/services/shop-plan";
 import type { OrderLine } from "../../src/store/woocommerce";
@@ -65,6 +66,52 @@ const book = async (title: string) =>
   (await insertBook(db, { title, author: null, isbn: null, description: null, language: null }, now)).id;
 
 describe("applyGrantPlan", () => {
+  test("each grant and revocation is one audit event of the shop's, naming the order; an order seen again writes none", async () => {
+    const bookId = await book("Audited order");
+    const before = await countAuditEvents(db);
+    const granted = await reconcile(301, bookId, "wc-completed", [line(1)]);
+    const activationId = granted.granted[0]!.activationId;
+    await reconcile(301, bookId, "wc-completed", [line(1)]);
+    expect(await countAuditEvents(db)).toBe(before + 1);
+    await reconcile(301, bookId, "wc-refunded", [line(1, 0)]);
+    await reconcile(301, bookId, "wc-refunded", [line(1, 0)]);
+    expect(await countAuditEvents(db)).toBe(before + 2);
+    const read = await listAuditEvents(
+      db,
+      { sort: [], limit: 2 },
+      { targetType: "activation", targetId: String(activationId) },
+    );
+    const [revoked, grant] = "rows" in read ? read.rows : [];
+    const common = {
+      actorUuid: null,
+      actorEmail: null,
+      actorVia: "shop",
+      requestId: null,
+      targetType: "activation",
+    };
+    expect(grant).toMatchObject({ ...common, action: "shop.grant" });
+    expect(JSON.parse(grant!.changes)).toEqual({
+      bookId: [null, bookId],
+      userUuid: [null, BUYER],
+      shopOrderId: [null, 301],
+      lineItemId: [null, 1],
+    });
+    expect(revoked).toMatchObject({ ...common, action: "shop.revoke" });
+    expect(JSON.parse(revoked!.changes)).toMatchObject({ shopOrderId: [301, null], userUuid: [BUYER, null] });
+  });
+
+  test("500 orders seen, 50 of them granting: 50 events, not 500", async () => {
+    const bookIds = await Promise.all(Array.from({ length: 50 }, (_, i) => book(`Scale ${i}`)));
+    const before = await countAuditEvents(db);
+    for (let i = 0; i < 500; i++) {
+      const mapped = i % 10 === 0;
+      const lines = [{ ...line(1), productId: mapped ? PRODUCT : 9_999 }];
+      await reconcile(10_000 + i, mapped ? bookIds[i / 10]! : bookIds[0]!, "wc-completed", lines);
+    }
+    expect(await countAuditEvents(db)).toBe(before + 50);
+    expect(await countAuditEvents(db, { action: "shop.grant" })).toBeGreaterThanOrEqual(50);
+  });
+
   test("a second paid order finds the book held; the first one's refund grants it by the second", async () => {
     const bookId = await book("Two orders");
     const first = await reconcile(101, bookId, "wc-processing", [line(1)]);

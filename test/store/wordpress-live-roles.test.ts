@@ -7,6 +7,7 @@ import type { RowDataPacket } from "mysql2/promise";
 import { type App, createApp } from "../../src/app";
 import { Session } from "../../src/routes/authentication/authentication.schemas";
 import { grantAdmin, revokeAdmin } from "../../src/services/admin-grants";
+import { cliSource } from "../../src/services/audit";
 import { openStore } from "../../src/store/open-store";
 import { bodyAs, expectProblem } from "../helpers/responses";
 import { createTestApp, type TestApp } from "../helpers/test-app";
@@ -80,10 +81,10 @@ describe.if(requireStoreServer())("live roles over a WordPress shop, two instanc
     const token = await login(jane.name, jane.password);
     expect((await onOther(ADMIN_ONLY, token)).status).toBe(403);
     // The shop's collation decides case: the fixture's e-mail is jane.doe@example.com.
-    const granted = await grantAdmin(t.deps, "JANE.DOE@example.com");
+    const granted = await grantAdmin(t.deps, cliSource, "JANE.DOE@example.com");
     expect(granted.user?.login).toBe("jane.doe");
     expect((await onOther(ADMIN_ONLY, token)).status).toBe(200);
-    await revokeAdmin(t.deps, "jane.doe");
+    await revokeAdmin(t.deps, cliSource, "jane.doe");
     expect((await onOther(ADMIN_ONLY, token)).status).toBe(403);
   });
 

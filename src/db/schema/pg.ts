@@ -6,6 +6,7 @@ import {
   bigint,
   boolean,
   check,
+  doublePrecision,
   index,
   integer,
   type PgDatabase,
@@ -74,6 +75,11 @@ export const bookVersion = pgTable(
     archiveFormat: text("archive_format", { enum: ["epub", "zip"] }),
     /** An EPUB's package metadata as JSON (storage/epub.ts EpubMetadata); null for a zip. */
     archiveEpub: text("archive_epub"),
+    /**
+     * KOReader's partial MD5 of the archive's bytes (storage/partial-md5.ts, README "Reading
+     * progress"): null until computed (at upload, or by the start-up backfill).
+     */
+    archivePartialMd5: text("archive_partial_md5"),
     archiveUploadedAt: time("archive_uploaded_at"),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
@@ -84,6 +90,11 @@ export const bookVersion = pgTable(
     index("book_version_unrecognised_idx")
       .on(t.id)
       .where(sql`${t.archiveFormat} IS NULL AND ${t.archiveSha256} IS NOT NULL`),
+    // A KOReader document → its versions; and the backfill's slices of versions without one.
+    index("book_version_partial_md5_idx").on(t.archivePartialMd5),
+    index("book_version_no_partial_md5_idx")
+      .on(t.id)
+      .where(sql`${t.archivePartialMd5} IS NULL AND ${t.archiveSha256} IS NOT NULL`),
     index("book_version_book_idx").on(t.bookId, t.id),
     index("book_version_version_code_idx").on(t.versionCode, t.id),
     index("book_version_created_at_idx").on(t.createdAt, t.id),
@@ -273,6 +284,34 @@ export const deviceToken = pgTable(
   ],
 );
 
+// README "Reading progress": one position per (user, book), shared by every app; the latest write
+// from the API or KOReader's sync wins. A write is one upsert on reading_progress_user_book_uq.
+export const readingProgress = pgTable(
+  "reading_progress",
+  {
+    id: id(),
+    userUuid: text("user_uuid").notNull(),
+    bookId: ref("book_id")
+      .notNull()
+      .references(() => book.id, { onDelete: "cascade" }),
+    versionId: ref("version_id").references(() => bookVersion.id, { onDelete: "set null" }),
+    percentage: doublePrecision("percentage").notNull(),
+    /** A Readium Locator as JSON; null when the last write was KOReader's. */
+    locator: text("locator"),
+    koreaderProgress: text("koreader_progress"),
+    koreaderDevice: text("koreader_device"),
+    koreaderDeviceId: text("koreader_device_id"),
+    device: text("device").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("reading_progress_user_book_uq").on(t.userUuid, t.bookId),
+    index("reading_progress_book_idx").on(t.bookId),
+    // A deleted version sets its rows' version_id to null: found by this, not a scan.
+    index("reading_progress_version_idx").on(t.versionId),
+  ],
+);
+
 // Admins an operator granted with `bun run admin grant`, beside the store's own administrators.
 export const adminGrant = pgTable("admin_grant", {
   userUuid: text("user_uuid").primaryKey(),
@@ -442,6 +481,75 @@ export const deployment = pgTable("deployment", {
   originalId: text("original_id"),
 });
 
+// Offline entitlements' signing keys (README "Offline entitlements"): Ed25519, the private half
+// AES-GCM-encrypted under a key derived from JWT_SECRET, so every instance signs with the same
+// key. `id` is the key's generation, given by the writer: the first key is 1, and two instances
+// making it at once meet on the primary key (insert-or-ignore, then read). A key signs from
+// `signs_from` until the next generation does; it is published until every token it signed
+// has expired.
+export const entitlementKey = pgTable(
+  "entitlement_key",
+  {
+    // A table-level key: an INTEGER PRIMARY KEY column would be a rowid, optional on insert.
+    id: integer("id").notNull(),
+    /** RFC 7638 thumbprint of the public key: the JWS header's `kid`. */
+    kid: text("kid").notNull().unique("entitlement_key_kid_uq"),
+    /** The public JWK (kty, crv, x) as JSON. */
+    publicJwk: text("public_jwk").notNull(),
+    /** base64url(iv ‖ AES-256-GCM(PKCS #8 private key)), the kid as additional data. */
+    privateKeyEncrypted: text("private_key_encrypted").notNull(),
+    createdAt: time("created_at").notNull(),
+    signsFrom: time("signs_from").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.id] })],
+);
+
+// Activations that ended (deleted by an admin, revoked by the shop), written in the delete's
+// transaction: the revocations feed of offline entitlements reads a user's since a time by
+// (user_uuid, ended_at). No foreign keys: the activation is gone. Rows older than
+// ENTITLEMENT_TTL are deleted by the cleanup job (no token that held the book lives longer).
+export const activationEnd = pgTable(
+  "activation_end",
+  {
+    id: id(),
+    userUuid: text("user_uuid").notNull(),
+    bookId: ref("book_id").notNull(),
+    activationId: ref("activation_id").notNull(),
+    endedAt: time("ended_at").notNull(),
+  },
+  (t) => [
+    index("activation_end_user_ended_idx").on(t.userUuid, t.endedAt),
+    index("activation_end_ended_idx").on(t.endedAt),
+  ],
+);
+
+// Who did what (README "Audit log"): one row per change an admin, the shop sync or the CLI made,
+// written in the change's own transaction. `changes` is JSON text ({ field: [before, after] }) on
+// both databases; `target_id` is text since a target may be a user (uuid) as well as a record (id).
+export const auditEvent = pgTable(
+  "audit_event",
+  {
+    id: id(),
+    at: time("at").notNull(),
+    actorUuid: text("actor_uuid"),
+    actorEmail: text("actor_email"),
+    actorVia: text("actor_via").notNull(),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    changes: text("changes").notNull(),
+    requestId: text("request_id"),
+    client: text("client"),
+  },
+  (t) => [
+    index("audit_event_at_idx").on(t.at, t.id),
+    index("audit_event_actor_uuid_idx").on(t.actorUuid, t.id),
+    index("audit_event_actor_email_idx").on(t.actorEmail, t.id),
+    index("audit_event_action_idx").on(t.action, t.id),
+    index("audit_event_target_idx").on(t.targetType, t.targetId, t.id),
+  ],
+);
+
 export const tables = {
   blob,
   book,
@@ -452,6 +560,9 @@ export const tables = {
   apk,
   userSession,
   deviceToken,
+  entitlementKey,
+  activationEnd,
+  readingProgress,
   adminGrant,
   storeUserLink,
   storeUser,
@@ -464,6 +575,7 @@ export const tables = {
   shopOrderGrant,
   shopSyncState,
   deployment,
+  auditEvent,
 };
 
 export type Tables = typeof tables;

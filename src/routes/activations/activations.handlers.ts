@@ -1,3 +1,4 @@
+import { auditSourceOf } from "../../http/audit-source";
 import { clientAddressOf } from "../../http/client-address";
 import {
   listRequestOf,
@@ -47,14 +48,27 @@ export const getActivation: AppRouteHandler<typeof routes.getActivation> = async
 
 export const createActivation: AppRouteHandler<typeof routes.createActivation> = async (c) => {
   const { db, store, clock } = c.get("deps");
-  const activation = await service.createActivation(db, store, c.req.valid("json"), clock.now());
+  const activation = await service.createActivation(
+    db,
+    store,
+    auditSourceOf(c),
+    c.req.valid("json"),
+    clock.now(),
+  );
   return respondCreated(c, ActivationResource, toActivation(activation));
 };
 
 export const redeemActivationQrCode: AppRouteHandler<typeof routes.redeemActivationQrCode> = async (c) => {
   const { db, store, clock } = c.get("deps");
   const { activation, created } = await redeem(
-    { db, store, throttle: c.get("runtime").throttle, now: clock.now(), clientAddress: clientAddressOf(c) },
+    {
+      db,
+      store,
+      throttle: c.get("runtime").throttle,
+      now: clock.now(),
+      clientAddress: clientAddressOf(c),
+      by: auditSourceOf(c),
+    },
     c.get("principal"),
     c.req.valid("json"),
   );
@@ -67,6 +81,7 @@ export const updateActivation: AppRouteHandler<typeof routes.updateActivation> =
   const activation = await service.replaceActivation(
     db,
     store,
+    auditSourceOf(c),
     c.req.valid("param").id,
     c.req.valid("json"),
     clock.now(),
@@ -76,6 +91,11 @@ export const updateActivation: AppRouteHandler<typeof routes.updateActivation> =
 
 export const deleteActivation: AppRouteHandler<typeof routes.deleteActivation> = async (c) => {
   const { db, clock } = c.get("deps");
-  const activation = await service.removeActivation(db, c.req.valid("param").id, clock.now());
+  const activation = await service.removeActivation(
+    db,
+    auditSourceOf(c),
+    c.req.valid("param").id,
+    clock.now(),
+  );
   return respondResource(c, ActivationResource, toActivation(activation));
 };

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { authorize } from "../../http/access";
+import { auditSourceOf } from "../../http/audit-source";
 import { receiveFile } from "../../http/file-upload";
 import { baseUrlOf } from "../../http/hal";
 import {
@@ -91,7 +92,7 @@ export const downloadApk: AppRouteHandler<typeof routes.downloadApk> = async (c)
 
 export const createApk: AppRouteHandler<typeof routes.createApk> = async (c) => {
   const { db, clock } = c.get("deps");
-  const apk = await service.createApk(db, c.req.valid("json"), clock.now());
+  const apk = await service.createApk(db, auditSourceOf(c), c.req.valid("json"), clock.now());
   return respondCreated(c, ApkResource, toApk(apk));
 };
 
@@ -105,6 +106,7 @@ export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => 
   // A refused file stays unreferenced in the blob store; the cleanup job removes it.
   const apk = await service.attachApkFile(
     deps.db,
+    auditSourceOf(c),
     id,
     { sha256: file.sha256, size: file.size, filename: file.filename, metadata: file.inspected },
     { allowSignerChange: allowSignerChange === "true" },
@@ -119,6 +121,7 @@ export const updateApk: AppRouteHandler<typeof routes.updateApk> = async (c) => 
   const { allowSignerChange } = c.req.valid("query");
   const apk = await service.replaceApk(
     db,
+    auditSourceOf(c),
     c.req.valid("param").id,
     c.req.valid("json"),
     { allowSignerChange: allowSignerChange === "true" },
@@ -128,7 +131,8 @@ export const updateApk: AppRouteHandler<typeof routes.updateApk> = async (c) => 
 };
 
 export const deleteApk: AppRouteHandler<typeof routes.deleteApk> = async (c) => {
+  const { db, clock } = c.get("deps");
   const { id } = c.req.valid("param");
-  const apk = await service.removeApk(c.get("deps").db, id);
+  const apk = await service.removeApk(db, auditSourceOf(c), id, clock.now());
   return respondResource(c, ApkResource, toApk(apk));
 };

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { auditSourceOf } from "../../http/audit-source";
 import { receiveFile } from "../../http/file-upload";
 import {
   listRequestOf,
@@ -43,20 +44,27 @@ export const getBookVersion: AppRouteHandler<typeof routes.getBookVersion> = asy
 
 export const createBookVersion: AppRouteHandler<typeof routes.createBookVersion> = async (c) => {
   const { db, clock } = c.get("deps");
-  const version = await service.createBookVersion(db, c.req.valid("json"), clock.now());
+  const version = await service.createBookVersion(db, auditSourceOf(c), c.req.valid("json"), clock.now());
   return respondCreated(c, BookVersionResource, toBookVersion(version));
 };
 
 export const updateBookVersion: AppRouteHandler<typeof routes.updateBookVersion> = async (c) => {
   const { db, clock } = c.get("deps");
   const { id } = c.req.valid("param");
-  const version = await service.replaceBookVersion(db, id, c.req.valid("json"), clock.now());
+  const version = await service.replaceBookVersion(
+    db,
+    auditSourceOf(c),
+    id,
+    c.req.valid("json"),
+    clock.now(),
+  );
   return respondResource(c, BookVersionResource, toBookVersion(version));
 };
 
 export const deleteBookVersion: AppRouteHandler<typeof routes.deleteBookVersion> = async (c) => {
+  const { db, clock } = c.get("deps");
   const { id } = c.req.valid("param");
-  const version = await service.removeBookVersion(c.get("deps").db, id);
+  const version = await service.removeBookVersion(db, auditSourceOf(c), id, clock.now());
   return respondResource(c, BookVersionResource, toBookVersion(version));
 };
 
@@ -68,7 +76,7 @@ export const uploadBookVersionArchive: AppRouteHandler<typeof routes.uploadBookV
   // 404 before a large body is read.
   await service.getBookVersion(db, id);
   const file = await receiveFile(c, "archive");
-  const version = await attachArchive(db, id, file, clock.now(), blobs);
+  const version = await attachArchive(db, auditSourceOf(c), id, file, clock.now(), blobs);
   return respondResource(c, BookVersionResource, toBookVersion(version));
 };
 

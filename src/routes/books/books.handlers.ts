@@ -1,3 +1,4 @@
+import { auditSourceOf } from "../../http/audit-source";
 import { receiveFile } from "../../http/file-upload";
 import {
   listRequestOf,
@@ -32,20 +33,21 @@ export const getBook: AppRouteHandler<typeof routes.getBook> = async (c) => {
 
 export const createBook: AppRouteHandler<typeof routes.createBook> = async (c) => {
   const { db, clock } = c.get("deps");
-  const book = await service.createBook(db, c.req.valid("json"), clock.now());
+  const book = await service.createBook(db, auditSourceOf(c), c.req.valid("json"), clock.now());
   return respondCreated(c, BookResource, toBook(book));
 };
 
 export const updateBook: AppRouteHandler<typeof routes.updateBook> = async (c) => {
   const { db, clock } = c.get("deps");
   const { id } = c.req.valid("param");
-  const book = await service.replaceBook(db, id, c.req.valid("json"), clock.now());
+  const book = await service.replaceBook(db, auditSourceOf(c), id, c.req.valid("json"), clock.now());
   return respondResource(c, BookResource, toBook(book));
 };
 
 export const deleteBook: AppRouteHandler<typeof routes.deleteBook> = async (c) => {
+  const { db, clock } = c.get("deps");
   const { id } = c.req.valid("param");
-  const book = await service.removeBook(c.get("deps").db, id);
+  const book = await service.removeBook(db, auditSourceOf(c), id, clock.now());
   return respondResource(c, BookResource, toBook(book));
 };
 
@@ -68,6 +70,6 @@ export const uploadBookCover: AppRouteHandler<typeof routes.uploadBookCover> = a
   // 404 before a large body is read.
   await service.getBook(db, id);
   const file = await receiveFile(c, "cover");
-  const book = await attachCover(db, id, file, clock.now(), blobs);
+  const book = await attachCover(db, auditSourceOf(c), id, file, clock.now(), blobs);
   return respondResource(c, BookResource, toBook(book));
 };

@@ -1,3 +1,4 @@
+import { auditSourceOf } from "../../http/audit-source";
 import { clientAddressOf } from "../../http/client-address";
 import type { AppRouteHandler } from "../../http/types";
 import { AppError } from "../../lib/problems";
@@ -29,6 +30,11 @@ export const listDeviceTokens: AppRouteHandler<typeof routes.listDeviceTokens> =
 };
 
 export const revokeDeviceToken: AppRouteHandler<typeof routes.revokeDeviceToken> = async (c) => {
-  const row = await service.revokeDeviceToken(c.get("deps"), c.get("principal"), c.req.valid("param").id);
+  const row = await service.revokeDeviceToken(
+    c.get("deps"),
+    c.get("principal"),
+    auditSourceOf(c),
+    c.req.valid("param").id,
+  );
   return c.json(toDeviceToken(row), 200);
 };

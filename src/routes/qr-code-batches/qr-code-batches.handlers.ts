@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { auditSourceOf } from "../../http/audit-source";
 import { contentDisposition } from "../../http/file-response";
 import { listRequestOf, respondList, respondResource } from "../../http/respond";
 import { markStreamedBody } from "../../http/streamed-body";
@@ -24,7 +25,13 @@ export const getQrCodeBatch: AppRouteHandler<typeof routes.getQrCodeBatch> = asy
 export const setQrCodeBatchEnabled: AppRouteHandler<typeof routes.setQrCodeBatchEnabled> = async (c) => {
   const { db, clock } = c.get("deps");
   const { enabled } = c.req.valid("json");
-  const batch = await service.setQrCodeBatchEnabled(db, c.req.valid("param").id, enabled, clock.now());
+  const batch = await service.setQrCodeBatchEnabled(
+    db,
+    auditSourceOf(c),
+    c.req.valid("param").id,
+    enabled,
+    clock.now(),
+  );
   return respondResource(c, QrCodeBatchResource, toQrCodeBatch(batch));
 };
 

@@ -1,3 +1,4 @@
+import { auditSourceOf } from "../../http/audit-source";
 import {
   listRequestOf,
   respondCount,
@@ -105,7 +106,7 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 
 export const createActivationQrCode: AppRouteHandler<typeof routes.createActivationQrCode> = async (c) => {
   const { db, clock } = c.get("deps");
-  const qrCode = await service.createQrCode(db, c.req.valid("json"), clock.now());
+  const qrCode = await service.createQrCode(db, auditSourceOf(c), c.req.valid("json"), clock.now());
   return respondCreated(c, QrCodeResource, toQrCode(qrCode));
 };
 
@@ -113,7 +114,7 @@ export const createActivationQrCodeBatch: AppRouteHandler<typeof routes.createAc
   c,
 ) => {
   const { db, clock } = c.get("deps");
-  const rows = await service.createQrCodeBatch(db, c.req.valid("json"), clock.now());
+  const rows = await service.createQrCodeBatch(db, auditSourceOf(c), c.req.valid("json"), clock.now());
   return respondList(c, QrCodeList, { rows, total: rows.length }, toQrCode, undefined, 201);
 };
 
@@ -122,6 +123,12 @@ export const setActivationQrCodeEnabled: AppRouteHandler<typeof routes.setActiva
 ) => {
   const { db, clock } = c.get("deps");
   const { enabled } = c.req.valid("json");
-  const qrCode = await service.setQrCodeEnabled(db, c.req.valid("param").id, enabled, clock.now());
+  const qrCode = await service.setQrCodeEnabled(
+    db,
+    auditSourceOf(c),
+    c.req.valid("param").id,
+    enabled,
+    clock.now(),
+  );
   return respondResource(c, QrCodeResource, toQrCode(qrCode));
 };

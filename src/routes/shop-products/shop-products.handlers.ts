@@ -1,3 +1,4 @@
+import { auditSourceOf } from "../../http/audit-source";
 import {
   listRequestOf,
   respondCount,
@@ -27,12 +28,13 @@ export const getShopProduct: AppRouteHandler<typeof routes.getShopProduct> = asy
 
 export const createShopProduct: AppRouteHandler<typeof routes.createShopProduct> = async (c) => {
   const { db, clock } = c.get("deps");
-  const product = await service.createShopProduct(db, c.req.valid("json"), clock.now());
+  const product = await service.createShopProduct(db, auditSourceOf(c), c.req.valid("json"), clock.now());
   return respondCreated(c, ShopProductResource, toShopProduct(product));
 };
 
 export const deleteShopProduct: AppRouteHandler<typeof routes.deleteShopProduct> = async (c) => {
-  const product = await service.removeShopProduct(c.get("deps").db, c.req.valid("param").id);
+  const { db, clock } = c.get("deps");
+  const product = await service.removeShopProduct(db, auditSourceOf(c), c.req.valid("param").id, clock.now());
   return respondResource(c, ShopProductResource, toShopProduct(product));
 };
 
