@@ -555,14 +555,14 @@ export interface CatalogRows {
 }
 
 /**
- * A page of the user's held books with files. It starts from the user's activations and joins
- * each book and its newest version by key, so it costs the size of one reader's shelf at most,
- * never the catalogue's:
+ * A page of the user's held books with files. It reads the reader's own activations (or, for
+ * "changed since", the versions changed since then) by index, so it costs one reader's shelf at
+ * most, never the catalogue's:
  * - the shelf (newest activation first) walks activation_user_created_at_idx in order and stops
  *   at the page, and its total is a count of the reader's activations with one index seek each;
- * - "changed since" and a search must look at every held book to order or to filter, so the page
- *   and its total come from that one pass (`count(*) OVER ()`); only a page past the end asks for
- *   the total again.
+ * - "changed since" finds its set once (recentCatalogPage), the page and its total from it;
+ * - a search must look at every held book to filter, so the page and its total come from that
+ *   one pass (`count(*) OVER ()`); only a page past the end asks for the total again.
  */
 export async function readCatalogPage(
   db: Database,
@@ -575,19 +575,17 @@ export async function readCatalogPage(
   // The shelf's walk in index order stops at its page only without a window over the whole feed.
   const total = shelf ? sql<number>`0` : sql<number>`count(*) OVER ()`;
   const read = () =>
-    db.orm
-      .select({ ...heldBookSelection(db), total })
-      .from(activation)
-      .innerJoin(book, eq(book.id, activation.bookId))
-      .leftJoin(bookVersion, isNewestVersion(db))
-      .where(catalogWhere(db, userUuid, filter))
-      .orderBy(
-        ...(filter.changedSince === undefined
-          ? [desc(activation.createdAt), desc(activation.id)]
-          : [desc(bookVersion.updatedAt), desc(book.id)]),
-      )
-      .limit(slice.limit)
-      .offset(slice.offset);
+    filter.changedSince !== undefined
+      ? recentCatalogPage(db, userUuid, filter.changedSince, slice)
+      : db.orm
+          .select({ ...heldBookSelection(db), total })
+          .from(activation)
+          .innerJoin(book, eq(book.id, activation.bookId))
+          .leftJoin(bookVersion, isNewestVersion(db))
+          .where(catalogWhere(db, userUuid, filter))
+          .orderBy(desc(activation.createdAt), desc(activation.id))
+          .limit(slice.limit)
+          .offset(slice.offset);
   const withoutTotal = (counted: Awaited<ReturnType<typeof read>>): HeldBookRow[] =>
     counted.map(({ activation: a, book: b, newestVersion }) => ({ activation: a, book: b, newestVersion }));
   if (shelf) {
@@ -597,6 +595,67 @@ export async function readCatalogPage(
   const counted = await read();
   if (counted.length > 0) return { rows: withoutTotal(counted), total: Number(counted[0]!.total) };
   return { rows: [], total: slice.offset === 0 ? 0 : await countCatalogBooks(db, userUuid, filter) };
+}
+
+/**
+ * Recently updated in one statement: the CTE `found` holds the keys of every held book whose
+ * newest version changed since `since`, `page` the page's keys (most recently changed first; of
+ * two changed at one instant, the higher book id), and only those rows are joined to their
+ * activation, book and newest version. `found` is read twice (the page and the total), so
+ * Postgres computes it once and plans it as a whole set: a `count(*) OVER ()` under the LIMIT let
+ * its planner cost the join as if it stopped at the page, and pick a hash join over sequential
+ * scans of book and book_version. It starts from the versions with an archive changed since then
+ * (book_version_changed_idx, a range) or from the reader's activations, whichever the planner
+ * finds cheaper, and keeps a version only if it is its book's newest (one seek of
+ * book_version_newest_idx) and the reader holds the book (activation_user_book_uq).
+ */
+function recentCatalogPage(
+  db: Database,
+  userUuid: string,
+  since: Date,
+  slice: { limit: number; offset: number },
+) {
+  const { activation, book, bookVersion } = db.tables;
+  const found = db.orm.$with("found").as(
+    db.orm
+      .select({
+        activationId: sql<number>`${activation.id}`.as("held_activation_id"),
+        bookId: sql<number>`${bookVersion.bookId}`.as("held_book_id"),
+        changedAt: sql`${bookVersion.updatedAt}`.as("held_changed_at"),
+      })
+      .from(bookVersion)
+      .innerJoin(
+        activation,
+        and(eq(activation.bookId, bookVersion.bookId), eq(activation.userUuid, userUuid)),
+      )
+      .where(
+        and(
+          isNotNull(bookVersion.archiveSha256),
+          gte(bookVersion.updatedAt, since),
+          // A scalar subquery, not NOT EXISTS: Postgres keeps it a seek per changed version
+          // rather than an anti-join against every book's versions.
+          sql`${bookVersion.versionCode} = (SELECT max(newer.version_code) FROM book_version newer WHERE newer.book_id = ${bookVersion.bookId} AND newer.archive_sha256 IS NOT NULL)`,
+        ),
+      ),
+  );
+  const page = db.orm
+    .$with("page")
+    .as(
+      db.orm
+        .select({ activationId: found.activationId, bookId: found.bookId, changedAt: found.changedAt })
+        .from(found)
+        .orderBy(desc(found.changedAt), desc(found.bookId))
+        .limit(slice.limit)
+        .offset(slice.offset),
+    );
+  return db.orm
+    .with(found, page)
+    .select({ ...heldBookSelection(db), total: sql<number>`(SELECT count(*) FROM ${found})` })
+    .from(page)
+    .innerJoin(activation, eq(activation.id, page.activationId))
+    .innerJoin(book, eq(book.id, page.bookId))
+    .leftJoin(bookVersion, isNewestVersion(db))
+    .orderBy(desc(page.changedAt), desc(page.bookId));
 }
 
 /** The book of the activation has a version with an archive (book_version_newest_idx: one seek). */

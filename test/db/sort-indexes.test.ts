@@ -173,6 +173,32 @@ describe(`every documented sort field has an index (${testDialect})`, () => {
     }
   });
 
+  // Recently updated finds its set once (a CTE that the page and the total both read), from the
+  // versions changed in its window; a search reads the reader's activations.
+  const since = new Date(Date.UTC(2026, 0, 1));
+  for (const [name, filter, index] of [
+    ["Recently updated", { changedSince: since }, "book_version_changed_idx"],
+    ["a search", { search: "tolkien" }, "activation_user_"],
+  ] as const) {
+    test(`the OPDS feed of ${name}: page 0 and its total, found by index`, async () => {
+      caught = [];
+      await readCatalogPage(db, USER, filter, { limit: 50, offset: 0 });
+      expect(caught).toHaveLength(1);
+      const plan = await explain(caught[0]!);
+      if (testDialect === "sqlite") {
+        // SQLite (no ANALYZE) walks the reader's activations, with one seek per held book.
+        expect(plan.some((line) => line.includes("activation_user_"))).toBe(true);
+        expect(plan.filter((line) => /^SCAN (activation|book|book_version)\b/.test(line))).toEqual([]);
+      } else {
+        if ("changedSince" in filter) {
+          expect(plan.filter((line) => /CTE Scan on found/.test(line))).toHaveLength(2);
+        }
+        expect(plan.some((line) => line.includes(index))).toBe(true);
+        expect(plan.filter((line) => /Seq Scan/.test(line))).toEqual([]);
+      }
+    });
+  }
+
   for (const list of lists) {
     for (const field of list.fields) {
       for (const direction of ["asc", "desc"] as const) {

@@ -103,6 +103,11 @@ export const bookVersion = pgTable(
     index("book_version_newest_idx")
       .on(t.bookId, t.versionCode, t.id)
       .where(sql`${t.archiveSha256} IS NOT NULL`),
+    // Versions with an archive by the time they changed: Recently updated starts from those changed
+    // in its window, not from every held book (repositories/activations.ts filteredCatalogPage).
+    index("book_version_changed_idx")
+      .on(t.updatedAt, t.bookId, t.versionCode)
+      .where(sql`${t.archiveSha256} IS NOT NULL`),
   ],
 );
 

@@ -95,6 +95,11 @@ export const bookVersion = sqliteTable(
     // A book's newest version (the highest code with an archive) in one seek, for every row of a
     // shelf or an OPDS feed (repositories/activations.ts isNewestVersion).
     index("book_version_newest_idx").on(t.bookId, t.versionCode).where(sql`${t.archiveSha256} IS NOT NULL`),
+    // Versions with an archive by the time they changed: Recently updated starts from those changed
+    // in its window, not from every held book (repositories/activations.ts filteredCatalogPage).
+    index("book_version_changed_idx")
+      .on(t.updatedAt, t.bookId, t.versionCode)
+      .where(sql`${t.archiveSha256} IS NOT NULL`),
   ],
 );
 

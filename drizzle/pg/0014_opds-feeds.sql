@@ -1,0 +1,1 @@
+CREATE INDEX "book_version_changed_idx" ON "book_version" USING btree ("updated_at","book_id","version_code") WHERE "book_version"."archive_sha256" IS NOT NULL;
