@@ -19,6 +19,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import QRCode from "qrcode";
+import {
+  OPDS_ATOM_ACQUISITION,
+  OPDS_ATOM_NAVIGATION,
+  OPDS_AUTHENTICATION,
+  OPDS_JSON,
+  OPENSEARCH_DESCRIPTION,
+} from "../../src/opds/catalog";
 import { grantAdminWithCli } from "../helpers/admin-cli";
 import { expectedApks, fixtureBytes } from "../helpers/android-tools";
 import { type PrismProxy, startPrismProxy, type UpstreamAnswer } from "../helpers/prism-proxy";
@@ -666,6 +673,7 @@ async function runScenario(): Promise<void> {
     json: position,
     status: 403,
   });
+  await opdsCatalogs(R, readerEmail, password, book.id);
   await call({ op: "listMyBooks", as: R, status: 200 });
   await call({ op: "listBooksWithVersionAndActivation", as: R, status: 200 });
   await call({ op: "getBookWithVersionAndActivation", as: R, path: { id: book.id }, status: 200 });
@@ -726,6 +734,7 @@ async function runScenario(): Promise<void> {
   });
   await call({ op: "deleteActivation", as: A, path: { id: granted.id }, status: 200 });
   await call({ op: "deleteActivation", as: A, path: { id: granted.id }, status: 404 });
+  await offlineEntitlements(R, other.token, readerEmail, password);
   // A book that readers hold cannot be deleted; one they do not can.
   await call({ op: "deleteBook", as: A, path: { id: book.id }, status: 409 });
   await call({ op: "deleteBook", as: A, path: { id: doomed.id }, status: 200 });
@@ -820,6 +829,8 @@ async function runScenario(): Promise<void> {
     status: 404,
   });
 
+  await auditLog(A, R);
+
   // Methods a path does not have: Prism's router refuses them, the server answers 405 with Allow.
   await methodNotAllowed("PATCH", "/book");
   await methodNotAllowed("DELETE", "/health");
@@ -828,6 +839,264 @@ async function runScenario(): Promise<void> {
   await call({ op: "logout", as: R, json: {}, status: 200 });
   await call({ op: "getMe", as: R, status: 401 });
   await call({ op: "logout", as: A, json: { allSessions: true }, status: 200 });
+}
+
+/**
+ * The OPDS catalogs (README, Reading apps), as a reading app meets them: no credentials → the
+ * Basic challenge with the OPDS Authentication Document; a device token of scope `opds` → the
+ * feeds, each asked for with the media type the document declares; then the signed cover and
+ * download links a feed carries, without credentials (ETag, Range, HEAD), and a forged signature.
+ * The reader holds `bookId`, whose version has an archive and whose cover is uploaded.
+ */
+async function opdsCatalogs(session: string, email: string, password: string, bookId: number): Promise<void> {
+  const opds = (
+    await call({
+      op: "createDeviceToken",
+      as: session,
+      json: { name: "Thorium", password, scopes: ["opds"] },
+      status: 201,
+    })
+  ).body;
+  const syncOnly = (
+    await call({
+      op: "createDeviceToken",
+      as: session,
+      json: { name: "Sync only", password, scopes: ["sync"] },
+      status: 201,
+    })
+  ).body;
+  const app = { basic: `${email}:${opds.token}` };
+  const navigation = { Accept: OPDS_ATOM_NAVIGATION };
+  const acquisition = { Accept: OPDS_ATOM_ACQUISITION };
+  const opds2 = { Accept: OPDS_JSON };
+
+  // Signing in: Prism refuses a request without credentials (the document names the schemes), the
+  // server answers the challenge; wrong credentials reach the server and get it through Prism.
+  await refused({ op: "getOpdsRoot", headers: navigation, status: 401 }, 401);
+  await expectChallenge("/opds");
+  await call({
+    op: "getOpdsShelf",
+    as: { basic: `${email}:wrong password!` },
+    headers: { Accept: OPDS_AUTHENTICATION },
+    status: 401,
+  });
+  await call({
+    op: "getOpds2Shelf",
+    as: { basic: `${email}:${syncOnly.token}` },
+    headers: opds2,
+    status: 401,
+  });
+  await call({ op: "getOpdsAuthentication", headers: { Accept: OPDS_AUTHENTICATION }, status: 200 });
+
+  // OPDS 1.2 (Atom) and OPDS 2.0 (JSON), a session or a device token alike.
+  await call({ op: "getOpdsRoot", as: app, headers: navigation, status: 200 });
+  await call({ op: "getOpdsRoot", as: app, headers: opds2, status: 200 });
+  await call({ op: "getOpdsRoot", as: session, headers: navigation, status: 200 });
+  await call({ op: "getOpdsShelf", as: app, headers: acquisition, status: 200 });
+  await call({ op: "getOpdsShelf", as: app, query: { page: 1 }, headers: acquisition, status: 200 });
+  await refused(
+    { op: "getOpdsShelf", as: app, query: { page: -1 }, headers: acquisition, status: 400 },
+    422,
+    "page",
+  );
+  await call({ op: "getOpdsRecent", as: app, headers: acquisition, status: 200 });
+  await call({ op: "searchOpds", as: app, query: { q: "prism" }, headers: acquisition, status: 200 });
+  await refused({ op: "searchOpds", as: app, headers: acquisition, status: 400 }, 422, "q");
+  await call({
+    op: "getOpdsSearchDescription",
+    as: app,
+    headers: { Accept: OPENSEARCH_DESCRIPTION },
+    status: 200,
+  });
+  await call({ op: "getOpds2Root", as: app, headers: opds2, status: 200 });
+  const shelf = await call({ op: "getOpds2Shelf", as: app, headers: opds2, status: 200 });
+  await call({ op: "getOpds2Recent", as: app, headers: opds2, status: 200 });
+  await call({ op: "searchOpds2", as: app, query: { q: "Proxy" }, headers: opds2, status: 200 });
+  await refused(
+    { op: "searchOpds2", as: app, query: { q: "x".repeat(1000) }, headers: opds2, status: 400 },
+    422,
+    "q",
+  );
+
+  // The signed links of the reader's book, from the feed: they need no credentials.
+  const text = JSON.stringify(shelf.body ?? {});
+  const cover = signedLink(text, "cover");
+  const download = signedLink(text, "download");
+  if (!cover || !download) {
+    surprises.push(
+      `GET /opds/v2/shelf: no signed cover and download link of book ${bookId} in ${text.slice(0, 300)}`,
+    );
+    return;
+  }
+  const png = { Accept: "image/png" };
+  const zip = { Accept: "application/zip" };
+  const image = await call({ op: "getOpdsCover", ...cover, headers: png, status: 200 });
+  await call({
+    op: "getOpdsCover",
+    ...cover,
+    headers: { ...png, "If-None-Match": image.answer?.headers.get("etag") ?? '"none"' },
+    status: 304,
+  });
+  await call({ op: "getOpdsCover", ...cover, headers: { ...png, Range: "bytes=0-9" }, status: 206 });
+  const file = await call({ op: "downloadOpdsFile", ...download, headers: zip, status: 200 });
+  await call({
+    op: "downloadOpdsFile",
+    ...download,
+    headers: { ...zip, "If-None-Match": file.answer?.headers.get("etag") ?? '"none"' },
+    status: 304,
+  });
+  await call({ op: "downloadOpdsFile", ...download, headers: { ...zip, Range: "bytes=4-15" }, status: 206 });
+  await call({
+    op: "downloadOpdsFile",
+    ...download,
+    headers: { ...zip, Range: "bytes=999999-" },
+    status: 416,
+  });
+  await expectHead(urlOf(server.url, { op: "downloadOpdsFile", ...download }), file.answer);
+  await expectHead(urlOf(server.url, { op: "getOpdsCover", ...cover }), image.answer);
+  // A forged signature (well-formed, so Prism forwards it) is the server's 403; a malformed one
+  // the document's own rule.
+  const forged = { ...download.query, sig: "A".repeat(43) };
+  await call({ op: "downloadOpdsFile", path: download.path, query: forged, headers: zip, status: 403 });
+  await call({
+    op: "getOpdsCover",
+    path: cover.path,
+    query: { ...cover.query, sig: "A".repeat(43) },
+    status: 403,
+  });
+  await refused(
+    { op: "downloadOpdsFile", path: download.path, query: { ...download.query, sig: "short" }, status: 400 },
+    422,
+    "sig",
+  );
+  await call({ op: "revokeDeviceToken", as: session, path: { id: syncOnly.id }, status: 200 });
+}
+
+/** The `{ path, query }` of a feed's signed link to a file of `kind`, or undefined. */
+function signedLink(
+  feed: string,
+  kind: "cover" | "download",
+): { path: Record<string, string>; query: Record<string, string> } | undefined {
+  const href = new RegExp(`"href":"([^"]*/opds/${kind}/[^"]+)"`).exec(feed)?.[1];
+  if (!href) return undefined;
+  const url = new URL(href, server.url);
+  const [, , , userUUID, id] = url.pathname.split("/");
+  if (!userUUID || !id) return undefined;
+  return { path: { userUUID, id }, query: Object.fromEntries(url.searchParams) };
+}
+
+/** The server's 401 to a reading app: a Basic challenge, the authentication document as its body. */
+async function expectChallenge(path: string): Promise<void> {
+  const response = await fetch(`${server.url}${path}`, { headers: { Accept: OPDS_ATOM_NAVIGATION } });
+  const body = (await response.json().catch(() => ({}))) as { links?: Array<{ rel?: string }> };
+  const type = response.headers.get("content-type") ?? "";
+  if (
+    response.status !== 401 ||
+    !type.startsWith(OPDS_AUTHENTICATION) ||
+    !/^Basic /.test(response.headers.get("www-authenticate") ?? "") ||
+    !(response.headers.get("link") ?? "").includes("/opds/auth") ||
+    !Array.isArray(body.links)
+  )
+    surprises.push(
+      `GET ${path} without credentials sent directly: ${response.status} ${type}, WWW-Authenticate ` +
+        `${response.headers.get("www-authenticate")}, Link ${response.headers.get("link")}`,
+    );
+}
+
+/**
+ * HEAD of a download, sent directly (the document declares the GET; HEAD is every download's, README
+ * Downloads): the GET's status and headers, no body.
+ */
+async function expectHead(url: string, get: UpstreamAnswer | undefined): Promise<void> {
+  const response = await fetch(url, { method: "HEAD" });
+  const bytes = (await response.arrayBuffer()).byteLength;
+  const same = ["content-type", "content-length", "etag"].every(
+    (name) => response.headers.get(name) === get?.headers.get(name),
+  );
+  if (response.status !== 200 || bytes !== 0 || !same)
+    surprises.push(
+      `HEAD ${new URL(url).pathname} sent directly: ${response.status}, ${bytes} bytes, ` +
+        `Content-Type ${response.headers.get("content-type")} Content-Length ${response.headers.get("content-length")}`,
+    );
+}
+
+/**
+ * Offline entitlements (README, Offline entitlements): the signed token, with a session or a
+ * device token of scope `entitlements`; the revocations feed, where `other`'s ended activation is;
+ * the public key set, with its ETag.
+ */
+async function offlineEntitlements(
+  session: string,
+  other: string,
+  email: string,
+  password: string,
+): Promise<void> {
+  const token = (
+    await call({
+      op: "createDeviceToken",
+      as: session,
+      json: { name: "Offline app", password, scopes: ["entitlements"] },
+      status: 201,
+    })
+  ).body;
+  const app = { basic: `${email}:${token.token}` };
+  const signed = (await call({ op: "getEntitlements", as: session, status: 200 })).body;
+  if (typeof signed?.token !== "string" || signed.token.split(".").length !== 3)
+    surprises.push(`GET /authentication/entitlements: no compact JWS in ${JSON.stringify(signed)}`);
+  await call({ op: "getEntitlements", as: app, status: 200 });
+  await refused({ op: "getEntitlements", status: 401 }, 401);
+  await call({ op: "getEntitlements", as: { basic: `${email}:wrong password!` }, status: 401 });
+  const since = "2020-01-01T00:00:00.000Z";
+  const ended = (await call({ op: "getEntitlementRevocations", as: other, query: { since }, status: 200 }))
+    .body;
+  if (!Array.isArray(ended) || ended.length === 0)
+    surprises.push(
+      `GET /authentication/entitlements/revocations: the ended activation is missing: ${JSON.stringify(ended)}`,
+    );
+  await call({ op: "getEntitlementRevocations", as: app, query: { since }, status: 200 });
+  await refused(
+    { op: "getEntitlementRevocations", as: session, query: { since: "yesterday" }, status: 400 },
+    422,
+    "since",
+  );
+  await refused({ op: "getEntitlementRevocations", as: session, status: 400 }, 422, "since");
+  const jwks = await call({ op: "getEntitlementJwks", status: 200 });
+  await call({
+    op: "getEntitlementJwks",
+    headers: { "If-None-Match": jwks.answer?.headers.get("etag") ?? '"none"' },
+    status: 304,
+  });
+  await call({ op: "revokeDeviceToken", as: session, path: { id: token.id }, status: 200 });
+}
+
+/** The audit log (README, Audit log): the admin's changes of the scenario, for admins only. */
+async function auditLog(admin: string, reader: string): Promise<void> {
+  const listed = (await call({ op: "listAuditEvents", as: admin, status: 200 })).body;
+  const events: Array<{ id: number }> = Array.isArray(listed)
+    ? listed
+    : (listed?._embedded?.auditEvents ?? []);
+  const id = events[0]?.id ?? 999999;
+  if (events.length === 0) surprises.push("GET /audit-event: no event of the scenario's changes");
+  await call({
+    op: "listAuditEvents",
+    as: admin,
+    query: { action: "book.*", from: "2020-01-01T00:00:00Z", sort: "id,asc", size: 5 },
+    status: 200,
+  });
+  await call({ op: "countAuditEvents", as: admin, status: 200 });
+  await call({ op: "countAuditEvents", as: admin, query: { targetType: "book" }, status: 200 });
+  await call({ op: "getAuditEvent", as: admin, path: { id }, status: 200 });
+  await call({ op: "getAuditEvent", as: admin, path: { id: 999999 }, status: 404 });
+  await call({ op: "listAuditEvents", as: reader, status: 403 });
+  await call({ op: "countAuditEvents", as: reader, status: 403 });
+  await call({ op: "getAuditEvent", as: reader, path: { id }, status: 403 });
+  await refused({ op: "getAuditEvent", path: { id }, status: 401 }, 401);
+  await refused({ op: "listAuditEvents", as: admin, query: { action: "Book" }, status: 400 }, 422, "action");
+  await refused(
+    { op: "countAuditEvents", as: admin, query: { from: "last week" }, status: 400 },
+    422,
+    "from",
+  );
 }
 
 /** A method the path lacks: Prism refuses it itself, the server answers 405 naming what it allows. */
@@ -846,6 +1115,25 @@ async function methodNotAllowed(method: string, path: string): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/** A media type's essence and parameters, lower-cased (`a/b;k=v; charset=utf-8`). */
+function mediaType(value: string): { essence: string; parameters: Set<string> } {
+  const [essence = "", ...parameters] = value
+    .toLowerCase()
+    .split(";")
+    .map((part) => part.trim());
+  return { essence, parameters: new Set(parameters.filter(Boolean)) };
+}
+
+/**
+ * Whether an answer's Content-Type is the declared one: the same essence, and every parameter the
+ * declaration names (OPDS's `profile` and `kind`) present; others (`charset`) may be added.
+ */
+function mediaTypeMatches(answered: string, declared: string): boolean {
+  const a = mediaType(answered);
+  const d = mediaType(declared);
+  return a.essence === d.essence && [...d.parameters].every((p) => a.parameters.has(p));
+}
 
 /** Each distinct line once, with how often it happened. */
 function counted(lines: string[]): string[] {
@@ -874,9 +1162,9 @@ describe("the live OpenAPI document, enforced by Prism's validating proxy", () =
       const { operation } = operationOf(op);
       const response = operation.responses?.[String(answer.status)];
       if (!response) continue; // Prism reports an undeclared status itself
-      const type = (answer.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+      const type = answer.headers.get("content-type") ?? "";
       const declared = Object.keys(response.content ?? {});
-      if (type && answer.bytes.length > 0 && !declared.some((t) => t.toLowerCase() === type))
+      if (type && answer.bytes.length > 0 && !declared.some((t) => mediaTypeMatches(type, t)))
         undeclared.push(
           `${where} → ${answer.status}: Content-Type ${type} is not declared (${declared.join(", ") || "no content"})`,
         );

@@ -41,6 +41,11 @@ export const getEntitlementRevocations = defineRoute("user", {
   },
 });
 
+const jwksHeaders = {
+  "Cache-Control": { description: "`public, max-age=300`", schema: { type: "string" as const } },
+  ETag: { description: "The key set's tag", schema: { type: "string" as const } },
+};
+
 export const getEntitlementJwks = defineRoute("public", {
   method: "get",
   path: "/.well-known/jwks.json",
@@ -48,13 +53,8 @@ export const getEntitlementJwks = defineRoute("public", {
   summary: "The public keys that verify entitlement tokens (JWKS)",
   tags,
   responses: {
-    200: {
-      ...jsonContent(schemas.EntitlementJwks, "The keys"),
-      headers: {
-        "Cache-Control": { description: "`public, max-age=300`", schema: { type: "string" as const } },
-        ETag: { description: "The key set's tag", schema: { type: "string" as const } },
-      },
-    },
-    304: { description: "The key set is the one of `If-None-Match`" },
+    200: { ...jsonContent(schemas.EntitlementJwks, "The keys"), headers: jwksHeaders },
+    // A 304 repeats the validator and the caching rule (RFC 9110 §15.4.5), as the handler sends them.
+    304: { description: "The key set is the one of `If-None-Match`", headers: jwksHeaders },
   },
 });
