@@ -113,6 +113,13 @@ export const RESPONSE_AUDIT_BOUND = 2 * 1024 * 1024;
 /** A body of these types is text a key could be written in; files, images and archives are not read. */
 const TEXTUAL = /^\s*(?:text\/|application\/(?:[\w.-]+\+)?(?:json|xml|jose|x-ndjson|javascript)\b)/i;
 
+/**
+ * Text the app writes while it is sent whose mark the request frame does not keep outside the app
+ * (src/http/access-log.ts re-marks only streamed lists): the codes.csv export. Every other
+ * unmarked text body is built in memory (access-log.ts, readInMemoryBody).
+ */
+const STREAMED_TYPE = /^\s*text\/csv\b/i;
+
 /** What the scan keeps of the text before a chunk, so a key split across two chunks is still seen. */
 const OVERLAP = 256;
 
@@ -125,8 +132,8 @@ export interface IdentityMarks {
 /**
  * Searches one response the test app gave a test for a private key, without changing what the
  * test reads. A body made at once (a JSON answer, a problem) is read from `clone()` up to the bound
- * before the test sees the response. A body produced while it is read (a marked streamed list or
- * export) is not read ahead, which would pull the whole stream into the test's unread half of a
+ * before the test sees the response. A body produced while it is read (a marked streamed list, a
+ * CSV export) is not read ahead, which would pull the whole stream into the test's unread half of a
  * tee: it is given back as the same bytes through a pass-through that searches each chunk as the
  * test reads it, under the same status, headers and marks.
  */
@@ -141,7 +148,7 @@ export async function auditResponse(
   const type = response.headers.get("content-type");
   if (type !== null && !TEXTUAL.test(type)) return response;
   const marks = streamedMarks.filter((marks) => marks.has(response));
-  if (marks.length === 0) {
+  if (marks.length === 0 && !STREAMED_TYPE.test(type ?? "")) {
     auditedResponses++;
     const text = await readUpTo(response.clone().body!, RESPONSE_AUDIT_BOUND);
     for (const kind of privateKeyKindsIn(text)) found(kind);
@@ -157,17 +164,25 @@ export async function auditResponse(
     for (const kind of privateKeyKindsIn(window)) found(kind);
     tail = window.slice(-OVERLAP);
   };
-  const searched = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        scan(decoder.decode(chunk, { stream: true }));
-        controller.enqueue(chunk);
+  // No pipe (pipeThrough keeps a chunk queued ahead and cancels upstream later): each read of the
+  // test is one read of the app's body, and a cancel reaches it at once.
+  const reader = response.body.getReader();
+  const searched = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          scan(decoder.decode());
+          auditedResponses++;
+          controller.close();
+          return;
+        }
+        scan(decoder.decode(value, { stream: true }));
+        controller.enqueue(value);
       },
-      flush() {
-        scan(decoder.decode());
-        auditedResponses++;
-      },
-    }),
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
   );
   const rewrapped = new Response(searched, {
     status: response.status,

@@ -21,5 +21,6 @@ afterAll(() => {
   console.log(
     `log audit: ${audited} log lines, ${auditedEvents} audit events and ${auditedResponses} responses of this run read, ${findings.length} with a secret`,
   );
-  if (findings.length > 0) throw new Error(`secrets in the log or private keys in answers:\n${findings.join("\n")}`);
+  if (findings.length > 0)
+    throw new Error(`secrets in the log or private keys in answers:\n${findings.join("\n")}`);
 });
