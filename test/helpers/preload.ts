@@ -13,12 +13,14 @@ guardSpawns();
 // Every test an `.if` skips names its reason (test/helpers/requires.ts).
 nameSkipReasons();
 
-// Once, after the last file: the whole run's log held no secret (test/helpers/log-audit.ts). A
+// Once, after the last file: the whole run's log held no secret and no answer a private key
+// (test/helpers/log-audit.ts). A
 // throw here is a failing test of its own, so the run fails.
 afterAll(() => {
-  const { audited, auditedEvents, findings } = logAuditReport();
+  const { audited, auditedEvents, auditedResponses, findings } = logAuditReport();
   console.log(
-    `log audit: ${audited} log lines and ${auditedEvents} audit events of this run read, ${findings.length} with a secret`,
+    `log audit: ${audited} log lines, ${auditedEvents} audit events and ${auditedResponses} responses of this run read, ${findings.length} with a secret`,
   );
-  if (findings.length > 0) throw new Error(`secrets in the log:\n${findings.join("\n")}`);
+  if (findings.length > 0)
+    throw new Error(`secrets in the log or private keys in answers:\n${findings.join("\n")}`);
 });

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { type App, createApp } from "../../src/app";
 import { type Config, parseConfig } from "../../src/config";
 import type { Deps } from "../../src/deps";
+import { isStreamedList, markStreamedList } from "../../src/http/list-stream";
+import { isStreamedBody, markStreamedBody } from "../../src/http/streamed-body";
 import { fixedClock } from "../../src/lib/clock";
 import type { Logger } from "../../src/lib/logger";
 import { readDeployment } from "../../src/repositories/deployment";
@@ -15,7 +17,7 @@ import { createBlobStore } from "../../src/storage/create-blob-store";
 import type { StoreDirectory } from "../../src/store/directory";
 import { EmbeddedStore } from "../../src/store/embedded";
 import { createTestDatabase, type TestDatabase } from "./databases";
-import { auditedLogger } from "./log-audit";
+import { auditedLogger, auditResponse, type IdentityMarks } from "./log-audit";
 import { scopeProbeRouter } from "./scope-probe";
 
 export const ADMIN_EMAIL = "admin@example.com";
@@ -25,6 +27,12 @@ export const ADMIN_EMAIL = "admin@example.com";
  */
 export const TEST_PASSWORD_HASH_COST = 4;
 export const TEST_PASSWORD = "correct horse battery staple";
+
+/** Bodies produced while they are sent (src/http/list-stream.ts, streamed-body.ts): searched as read. */
+const STREAMED_MARKS: IdentityMarks[] = [
+  { has: isStreamedList, mark: markStreamedList },
+  { has: isStreamedBody, mark: markStreamedBody },
+];
 
 export interface TestApp {
   app: App;
@@ -102,6 +110,15 @@ export async function createTestApp(
   };
   if (options.shop) deps.shop = await options.shop(deps);
   const app = createApp(deps, options.scopeProbe ? [[scopeProbeRouter()]] : []);
+  // The one door every answer comes back to a test through: `call`, `app.request` (Hono's calls
+  // `this.fetch`) and a Bun.serve a test wires over `app.fetch`. Each answer is searched for a
+  // private key (test/helpers/log-audit.ts); the run fails in the preload if one held it.
+  const appFetch = app.fetch;
+  app.fetch = async (...args: Parameters<App["fetch"]>) => {
+    const [request] = args;
+    const source = `in-process app, ${request.method} ${new URL(request.url).pathname}`;
+    return auditResponse(await appFetch(...args), source, STREAMED_MARKS);
+  };
   let userCount = 0;
 
   const call: TestApp["call"] = (method, path, { token, json, headers = {}, body } = {}) => {
