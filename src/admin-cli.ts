@@ -203,8 +203,10 @@ async function recordBackup(report: BackupReport): Promise<void> {
       changes: {
         database: [null, report.database],
         blobs: [null, report.blobs],
-        blobBytes: [null, report.blobBytes],
-        jwtSecret: [null, report.jwtSecret],
+        // Named so that no field reads as a secret or file bytes (README "Audit log"): the total
+        // size of the blobs, and whether the backup holds the generated JWT key file.
+        blobSize: [null, report.blobBytes],
+        jwtKeyFile: [null, report.jwtSecret],
       },
     });
   } finally {

@@ -64,7 +64,7 @@ async function migrate(config: Config): Promise<number> {
     target: { type: "storage", id: config.storage.bucket },
     changes: {
       copied: [null, report.copied],
-      bytesCopied: [null, report.bytesCopied],
+      sizeCopied: [null, report.bytesCopied], // "bytes" would read as file bytes in an event
       alreadyThere: [null, report.alreadyThere],
       damaged: [null, report.damaged.length],
     },

@@ -206,7 +206,7 @@ describe.if(onlyIn(testDialect === "sqlite", "SQLite backup and restore: runs wi
         expect(backups).toMatchObject([{ actor_via: "cli", target_type: "backup" }]);
         expect(JSON.parse(backups[0]!.changes as string)).toMatchObject({
           database: [null, "sqlite"],
-          jwtSecret: [null, true],
+          jwtKeyFile: [null, true],
         });
         // The counters the triggers keep agree with the rows: no half of a transaction was copied.
         for (const { table_name, n } of copy
