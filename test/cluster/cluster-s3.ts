@@ -20,6 +20,7 @@ import { type Haproxy, startHaproxy } from "./haproxy";
 import { type ClusterEnvironment, type Instance, killAll, startInstance, waitHealthy } from "./instances";
 import { registerAdmin } from "./people";
 import { Report, tally } from "./report";
+import { checkBackendsUp } from "./start-up";
 
 const SERVER_URL = process.env.CLUSTER_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const UPLOADS = 18;
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
     health.every((answer) => answer.status === 200 && answer.body.storage === "ok"),
     health.map((answer) => `${answer.status} storage=${answer.body.storage}`).join(", "),
   );
+  if (!(await checkBackendsUp(report, instances.length, balancer))) return;
 
   const admin = await registerAdmin(balancer.url, "cluster-s3-admin@example.com", {
     databaseUrl,
