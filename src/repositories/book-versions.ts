@@ -84,22 +84,27 @@ export async function findNewestVersion(db: Database, bookId: number): Promise<B
   return row;
 }
 
-/** A stored archive whose format is not recorded yet (stored before recognition existed). */
-export interface UnrecognisedArchive {
+/** A stored archive lacking a field derived from its bytes (stored before the field was kept). */
+export interface ArchiveRow {
   id: number;
   archiveSha256: string;
   archiveSize: number;
 }
 
+/** The derived fields a backfill fills in (jobs/archive-backfill.ts). */
+export type ArchiveMissing = "archiveFormat" | "archivePartialMd5";
+
 /**
- * Up to `limit` versions after `afterId`, by id, whose archive is stored but not recognised:
- * one slice of the backfill (jobs/archive-formats.ts), read through book_version_unrecognised_idx.
+ * Up to `limit` versions after `afterId`, by id, whose archive is stored but lacks `missing`: one
+ * slice of a backfill, read through the partial index on that field (book_version_unrecognised_idx,
+ * book_version_no_partial_md5_idx).
  */
-export async function listUnrecognisedArchives(
+export async function listArchivesMissing(
   db: Database,
+  missing: ArchiveMissing,
   afterId: number,
   limit: number,
-): Promise<UnrecognisedArchive[]> {
+): Promise<ArchiveRow[]> {
   const { bookVersion } = db.tables;
   const rows = await db.orm
     .select({
@@ -109,11 +114,7 @@ export async function listUnrecognisedArchives(
     })
     .from(bookVersion)
     .where(
-      and(
-        isNull(bookVersion.archiveFormat),
-        isNotNull(bookVersion.archiveSha256),
-        gt(bookVersion.id, afterId),
-      ),
+      and(isNull(bookVersion[missing]), isNotNull(bookVersion.archiveSha256), gt(bookVersion.id, afterId)),
     )
     .orderBy(asc(bookVersion.id))
     .limit(limit);
@@ -144,36 +145,6 @@ export async function recordArchiveFormat(
     )
     .returning({ id: bookVersion.id });
   return updated.length > 0;
-}
-
-/** Versions whose archive has no partial MD5 yet (stored before it was kept), after `afterId`. */
-export async function listArchivesWithoutPartialMd5(
-  db: Database,
-  afterId: number,
-  limit: number,
-): Promise<UnrecognisedArchive[]> {
-  const { bookVersion } = db.tables;
-  const rows = await db.orm
-    .select({
-      id: bookVersion.id,
-      archiveSha256: bookVersion.archiveSha256,
-      archiveSize: bookVersion.archiveSize,
-    })
-    .from(bookVersion)
-    .where(
-      and(
-        isNull(bookVersion.archivePartialMd5),
-        isNotNull(bookVersion.archiveSha256),
-        gt(bookVersion.id, afterId),
-      ),
-    )
-    .orderBy(asc(bookVersion.id))
-    .limit(limit);
-  return rows.map((row) => ({
-    id: row.id,
-    archiveSha256: row.archiveSha256!,
-    archiveSize: row.archiveSize ?? 0,
-  }));
 }
 
 /**
