@@ -62,7 +62,13 @@ export function recordRequest(
   const status = response.status;
 
   /** `bytes` undefined: not known (a file Bun sent by sendfile until the client went away). */
-  const finish = (bytes: number | undefined, complete: boolean, endedAt = performance.now()) => {
+  /** `client`: read before the request ended, after which Bun no longer knows its peer. */
+  const finish = (
+    bytes: number | undefined,
+    complete: boolean,
+    endedAt = performance.now(),
+    client?: string,
+  ) => {
     const seconds = (endedAt - started) / 1000;
     // The client went away before the last byte (rather than the body failing).
     const aborted = !complete && c.req.raw.signal.aborted;
@@ -90,7 +96,7 @@ export function recordRequest(
       ...(complete ? {} : { incomplete: true }),
       ...(aborted ? { aborted: true } : {}),
       durationMs: Math.round(seconds * 10_000) / 10,
-      client: clientAddressOf(c),
+      client: client ?? clientAddressOf(c),
       user: c.get("principal")?.userUuid,
     });
   };
@@ -106,11 +112,12 @@ export function recordRequest(
     // A file (sendfile) or a body that says its size; its body is not touched, which would turn
     // a file into a stream and lose sendfile and Content-Length.
     const server = deliveryServerOf(c.env);
-    if (server !== undefined && isSentFile(response))
+    if (server !== undefined && isSentFile(response)) {
+      const client = logger.enabled("info") ? clientAddressOf(c) : undefined;
       watchDelivery(server, c.req.raw, (complete, endedAt) =>
-        finish(complete ? Number(declared) : undefined, complete, endedAt),
+        finish(complete ? Number(declared) : undefined, complete, endedAt, client),
       );
-    else finish(Number(declared), true);
+    } else finish(Number(declared), true);
   } else if (!logger.enabled("info")) {
     // Only the log line needs an in-memory body's size.
     finish(0, true);
