@@ -12,6 +12,7 @@ export const FLOOR_SQL = {
           v.id AS v_id, v.book_id AS v_book_id, v.version_code AS v_version_code, v.version_name AS v_version_name,
           v.release_notes AS v_release_notes, v.archive_sha256 AS v_archive_sha256, v.archive_size AS v_archive_size,
           v.archive_filename AS v_archive_filename, v.archive_uploaded_at AS v_archive_uploaded_at,
+          v.archive_format AS v_archive_format, v.archive_epub AS v_archive_epub,
           v.created_at AS v_created_at, v.updated_at AS v_updated_at
    FROM activation a JOIN book b ON b.id = a.book_id
    LEFT JOIN book_version v ON v.id = (SELECT newer.id FROM book_version newer WHERE newer.book_id = b.id

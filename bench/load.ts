@@ -20,6 +20,7 @@ import { passwordStampOf, sessionStampOf } from "../src/auth/password-stamp";
 import { TokenSigner } from "../src/auth/tokens";
 import { openDatabase } from "../src/db/client";
 import { withTransaction } from "../src/db/transaction";
+import { sessionIdHash } from "../src/lib/session-id";
 import { insertQrCodes } from "../src/repositories/qr-codes";
 import { generateActivationCode } from "../src/services/activation-code";
 import { childEnv } from "../test/helpers/child-env";
@@ -51,10 +52,11 @@ const CONNECTIONS = 32;
 // ---------------------------------------------------------------------------------------------
 // Orchestration
 
+// Issue 41's targets (issue 17's were 0.75 / 0.7, issue 26's redemption 0.5).
 const ALL_SCENARIOS = [
-  { name: "GET /book/my-books", mode: "mybooks", target: 0.75 },
+  { name: "GET /book/my-books", mode: "mybooks", target: 0.8 },
   { name: "GET /book/{id}", mode: "book", target: 0.7 },
-  { name: "POST /activation/by-qr-code", mode: "redeem", target: 0.5 },
+  { name: "POST /activation/by-qr-code", mode: "redeem", target: 0.65 },
 ] as const;
 type Scenario = (typeof ALL_SCENARIOS)[number];
 /** `BENCH_ONLY=book,redeem` runs those scenarios alone (a quicker look while working on one). */
@@ -111,6 +113,7 @@ async function main(): Promise<void> {
     children.push(floor);
     const base = { app: `http://127.0.0.1:${PORTS.app}`, floor: `http://127.0.0.1:${PORTS.floor}` };
     await Promise.all([waitFor(`${base.app}/health`), waitFor(`${base.floor}/health`)]);
+    addFloorSessions(dbPath, seeded.sessionRows);
     await sanityCheck(base, seeded.tokens[0]!);
 
     const targets: Target[] = [
@@ -518,7 +521,12 @@ end
 // users through the API would spend minutes in bcrypt; the users' rows and sessions are written
 // directly and their tokens signed with the server's secret.
 
-async function seed(databaseUrl: string): Promise<{ tokens: string[]; codes: string[] }> {
+/** A seeded session row, as the floor reads it: by the token's raw `sid`. */
+type SessionRow = Record<string, string | number>;
+
+async function seed(
+  databaseUrl: string,
+): Promise<{ tokens: string[]; codes: string[]; sessionRows: SessionRow[] }> {
   const handle = await openDatabase(databaseUrl, { migrate: true });
   const { db } = handle;
   const t = db.tables;
@@ -610,7 +618,8 @@ async function seed(databaseUrl: string): Promise<{ tokens: string[]; codes: str
         .values(part.map((u) => ({ uuid: u.uuid, storeUserId: String(u.id), createdAt: now })));
       await tx.orm.insert(t.userSession).values(
         part.map((u) => ({
-          id: u.sid,
+          // The app stores a session by its id's digest (README "Admins", sessions).
+          id: sessionIdHash(u.sid),
           userUuid: u.uuid,
           storeUserId: String(u.id),
           createdAt: now,
@@ -649,7 +658,38 @@ async function seed(databaseUrl: string): Promise<{ tokens: string[]; codes: str
       exp: Math.floor(expiresAt.getTime() / 1000),
     }),
   );
-  return { tokens, codes };
+  const sessionRows = users.map((u) => ({
+    id: u.sid,
+    user_uuid: u.uuid,
+    store_user_id: String(u.id),
+    created_at: now.getTime(),
+    last_seen_at: lastSeenAt.getTime(),
+    expires_at: expiresAt.getTime(),
+    password_stamp: sessionStampOf(SECRET, passwordStampOf("!")),
+    checked_at: lastSeenAt.getTime(),
+  }));
+  return { tokens, codes, sessionRows };
+}
+
+/**
+ * The floor reads a session by the token's raw `sid`, as the app did before it stored digests
+ * (issue 34): its code stays as its figures were measured, so each session also gets a row
+ * under its raw id, added once the app has started (its start-up would hash a raw id into the
+ * digest row's key). The app never reads these rows.
+ */
+function addFloorSessions(dbPath: string, rows: SessionRow[]): void {
+  const db = new Sqlite(dbPath);
+  db.exec("PRAGMA busy_timeout = 5000");
+  const insert = db.prepare(
+    `INSERT INTO user_session (id, user_uuid, store_user_id, created_at, last_seen_at, expires_at, user_agent,
+       client_address, is_admin, password_stamp, checked_at)
+     VALUES ($id, $user_uuid, $store_user_id, $created_at, $last_seen_at, $expires_at, 'load-bench', '127.0.0.1', 0,
+       $password_stamp, $checked_at)`,
+  );
+  db.transaction(() => {
+    for (const row of rows) insert.run(Object.fromEntries(Object.entries(row).map(([k, v]) => [`$${k}`, v])));
+  })();
+  db.close();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -733,6 +773,10 @@ function serveFloor(dbPath: string, port: number, secret: string): void {
           sha256: r.v_archive_sha256,
           filename: r.v_archive_filename,
           uploadedAt: iso(r.v_archive_uploaded_at),
+          // An archive's format (issue 40): epub only with its metadata, as the app reads it.
+          ...(r.v_archive_format === "epub" && r.v_archive_epub !== null
+            ? { format: "epub", epub: JSON.parse(r.v_archive_epub) }
+            : { format: "zip", epub: null }),
         }
       : null,
     createdAt: iso(r.v_created_at),

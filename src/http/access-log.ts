@@ -13,6 +13,8 @@ import {
   observeRequest,
 } from "../metrics/registry";
 import { clientAddressOf } from "./client-address";
+import { type DeliveryServer, watchDelivery } from "./file-delivery";
+import { isSentFile } from "./file-response";
 import { replaceResponse } from "./library-internals";
 import { isStreamedList, markStreamedList } from "./list-stream";
 import { measureBody } from "./measured-body";
@@ -34,11 +36,19 @@ function outcomeOf(status: number): Outcome | undefined {
   return undefined; // a 5xx is the service's failure, not the client's: http_requests_total has it
 }
 
+/** Bun's server, which sends a file body itself; absent under `app.request()` in tests. */
+function deliveryServerOf(env: unknown): DeliveryServer | undefined {
+  return typeof (env as Partial<DeliveryServer> | undefined)?.requestIP === "function"
+    ? (env as DeliveryServer)
+    : undefined;
+}
+
 /**
- * Records the request `c` answered: now for a body already in memory or a file (whose size its
- * Content-Length says: Bun sends it by sendfile, which tells nobody when it ends), or when the
- * last byte of a streamed body went (a list, a CSV, a sheet). Replaces `c.res` when it has to
- * measure or read its body.
+ * Records the request `c` answered: now for a body already in memory, when the last byte of a
+ * streamed body went (a list, a CSV, a sheet), and when a file Bun sends itself (sendfile) was
+ * sent to its end or cut off by the client (file-delivery.ts): its bytes are then its
+ * Content-Length, or unknown for one cut off (Bun tells no count; the line says `aborted`).
+ * Replaces `c.res` when it has to measure or read its body.
  */
 export function recordRequest(
   c: Context<AppBindings>,
@@ -51,10 +61,23 @@ export function recordRequest(
   const response = c.res;
   const status = response.status;
 
-  const finish = (bytes: number, complete: boolean) => {
-    const seconds = (performance.now() - started) / 1000;
+  /** `bytes` undefined: not known (a file Bun sent by sendfile until the client went away). */
+  /** `client`: read before the request ended, after which Bun no longer knows its peer. */
+  const finish = (
+    bytes: number | undefined,
+    complete: boolean,
+    endedAt = performance.now(),
+    client?: string,
+  ) => {
+    const seconds = (endedAt - started) / 1000;
+    // The client went away before the last byte (rather than the body failing).
+    const aborted = !complete && c.req.raw.signal.aborted;
     observeRequest(method, route, status, seconds);
-    if (response.headers.get("accept-ranges") === "bytes" && (status === 200 || status === 206))
+    if (
+      bytes !== undefined &&
+      response.headers.get("accept-ranges") === "bytes" &&
+      (status === 200 || status === 206)
+    )
       countDownloadBytes(bytes);
     if (status === 429) countThrottled(operation?.operationId ?? route);
     const outcome = outcomeOf(status);
@@ -71,8 +94,9 @@ export function recordRequest(
       status,
       bytes,
       ...(complete ? {} : { incomplete: true }),
+      ...(aborted ? { aborted: true } : {}),
       durationMs: Math.round(seconds * 10_000) / 10,
-      client: clientAddressOf(c),
+      client: client ?? clientAddressOf(c),
       user: c.get("principal")?.userUuid,
     });
   };
@@ -87,7 +111,13 @@ export function recordRequest(
   } else if (declared !== null) {
     // A file (sendfile) or a body that says its size; its body is not touched, which would turn
     // a file into a stream and lose sendfile and Content-Length.
-    finish(Number(declared), true);
+    const server = deliveryServerOf(c.env);
+    if (server !== undefined && isSentFile(response)) {
+      const client = logger.enabled("info") ? clientAddressOf(c) : undefined;
+      watchDelivery(server, c.req.raw, (complete, endedAt) =>
+        finish(complete ? Number(declared) : undefined, complete, endedAt, client),
+      );
+    } else finish(Number(declared), true);
   } else if (!logger.enabled("info")) {
     // Only the log line needs an in-memory body's size.
     finish(0, true);

@@ -5,6 +5,7 @@ import { type DeviceTokenScope, looksLikeDeviceToken } from "../auth/device-toke
 import type { Principal } from "../auth/principal";
 import { SINGLE_LINE } from "../lib/control-characters";
 import { AppError } from "../lib/problems";
+import { countLogin } from "../metrics/registry";
 import { principalFromDeviceToken } from "../services/device-tokens";
 import { checkCredentials } from "../services/login-throttle";
 import { principalFromToken } from "../services/sessions";
@@ -58,12 +59,14 @@ async function basic(c: Context<AppBindings>, token: string, scope?: DeviceToken
   const password = decoded.slice(colon + 1);
   // A device token is never tried as a shop password, here or anywhere: outside its scopes' operations it is a 401.
   if (looksLikeDeviceToken(password)) return deviceToken(c, token, login, password, scope);
-  const user = await checkCredentials(store, throttle, {
-    loginOrEmail: login,
-    password,
-    clientAddress: clientAddressOf(c),
-    now,
-  });
+  const user = await countedLogin(
+    checkCredentials(store, throttle, {
+      loginOrEmail: login,
+      password,
+      clientAddress: clientAddressOf(c),
+      now,
+    }),
+  );
   if (!user) throw authenticationFailed();
   const principal: Principal = {
     userUuid: user.uuid,
@@ -75,6 +78,22 @@ async function basic(c: Context<AppBindings>, token: string, scope?: DeviceToken
   };
   basicCache.set(token, principal, now.getTime());
   return principal;
+}
+
+/**
+ * A password checked over Basic is a login (README, Metrics: bookdist_logins_total), counted by
+ * its result as `login`'s answers are; a credential the cache answered was counted when checked.
+ */
+async function countedLogin<User>(check: Promise<User | null>): Promise<User | null> {
+  let user: User | null;
+  try {
+    user = await check;
+  } catch (error) {
+    if (error instanceof AppError && error.status === 429) countLogin("throttled");
+    throw error;
+  }
+  countLogin(user === null ? "failure" : "success");
+  return user;
 }
 
 /** Basic with a device token: only where the operation has a scope, and only a token with it. */

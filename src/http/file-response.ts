@@ -7,6 +7,15 @@ import { AppError } from "../lib/problems";
 import { trimChars } from "../lib/trim";
 import type { BlobRange } from "../storage/blob-store";
 import { parseByteRange } from "./byte-range";
+import { responseMark } from "./response-mark";
+
+/**
+ * Responses whose body is a local file that Bun sends itself (sendfile): the access log waits for
+ * its end (file-delivery.ts) instead of logging it as it starts.
+ */
+const sentFiles = responseMark();
+
+export const isSentFile = sentFiles.has;
 
 export interface FileToSend {
   sha256: string;
@@ -190,5 +199,6 @@ export async function sendBlob(
   const plan = planFileResponse(request, file);
   if ("notModified" in plan) return plan.notModified;
   const body = plan.withBody ? await source.read(plan.range) : null;
-  return new Response(body, { status: plan.status, headers: plan.headers });
+  const response = new Response(body, { status: plan.status, headers: plan.headers });
+  return body instanceof Blob ? sentFiles.mark(response) : response;
 }

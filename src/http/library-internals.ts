@@ -1,4 +1,4 @@
-// What this app relies on in hono and @hono/zod-openapi beyond their documented API, all here, so
+// What this app relies on in hono, @hono/zod-openapi and Bun.serve beyond their documented API, all here, so
 // that an upgrade that changes one of them fails test/http/library-internals.test.ts by name
 // rather than a request somewhere else. Each export is one such reliance.
 import type { OpenAPIHono } from "@hono/zod-openapi";
@@ -55,4 +55,14 @@ export function registeredRoutes(registry: OpenApiRegistry): RegisteredRoute[] {
  */
 export function routingPathOf(documentPath: string): string {
   return documentPath.replaceAll(/\/\{([^{}/]+)\}/g, "/:$1");
+}
+
+/**
+ * Whether Bun's server is done with `request`: Bun.serve's `requestIP` answers the peer's address
+ * while the request's connection serves it, null once its response was sent to the last byte (a
+ * file Bun sends by sendfile included) or cut off. Bun has no event for the end of a response
+ * whose body it sends itself; this is what tells it (file-delivery.ts).
+ */
+export function requestEnded(server: { requestIP(request: Request): unknown }, request: Request): boolean {
+  return server.requestIP(request) === null;
 }

@@ -17,7 +17,9 @@ const UNMATCHED_ROUTE = "unmatched";
 /**
  * The operations of an app by the key hono routes them under (`GET /book/:id`), read from its
  * OpenAPI registry, so the name is the document's operationId whatever the route module calls
- * its export. Read when first asked and again when routes were added since (tests add some).
+ * its export. Read when first asked, and again when a key is not found and the registry grew
+ * since (tests add routes): the registry's `definitions` is a new copy of every definition each
+ * time it is read, too much for every request (bench/README.md, "A leaner request").
  */
 export class OperationNames {
   private byRoute = new Map<string, OperationName>();
@@ -37,12 +39,20 @@ export class OperationNames {
   answered(c: Context): { operation: OperationName | undefined; route: string } {
     const ran = matchedRoutes(c)[c.req.routeIndex];
     if (ran === undefined) return { operation: undefined, route: UNMATCHED_ROUTE };
-    const operation = this.index().get(`${ran.method} ${ran.path}`);
+    const operation = this.lookup(`${ran.method} ${ran.path}`);
     if (operation !== undefined) return { operation, route: operation.route };
     return { operation, route: ran.path.includes("*") ? UNMATCHED_ROUTE : ran.path };
   }
 
-  private index(): Map<string, OperationName> {
+  /**
+   * A registered operation is never removed or renamed, so a name once found stays true; only a
+   * key not found may belong to a route registered after the index was read.
+   */
+  private lookup(key: string): OperationName | undefined {
+    return this.byRoute.get(key) ?? this.reread().get(key);
+  }
+
+  private reread(): Map<string, OperationName> {
     const { length } = this.registry.definitions;
     if (length !== this.builtFor) {
       this.byRoute = new Map();

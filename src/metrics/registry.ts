@@ -60,7 +60,7 @@ const requestChildren = new Map<
 
 const logins = new Counter({
   name: "bookdist_logins_total",
-  help: "Logins with a password (POST /authentication/login), by result: success, failure or throttled.",
+  help: "Logins with a password (POST /authentication/login, and HTTP Basic checks), by result: success, failure or throttled.",
   labelNames: ["result"] as const,
   registers: [registry],
 });
@@ -81,7 +81,7 @@ const redemptions = new Counter({
 
 const downloadBytes = new Counter({
   name: "bookdist_download_bytes_total",
-  help: "Bytes of files (archives, APKs, covers) sent to clients.",
+  help: "Bytes of files (archives, APKs, covers) sent to clients; a local download cut off by its client adds none.",
   registers: [registry],
 });
 

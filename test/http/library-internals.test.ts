@@ -1,13 +1,17 @@
-// What src/http/library-internals.ts relies on in hono and @hono/zod-openapi beyond their
+// What src/http/library-internals.ts relies on in hono, @hono/zod-openapi and Bun.serve beyond their
 // documented API, each against the installed packages, each in a test named after it: an upgrade
 // that changes one fails here, by name, before a request fails somewhere else.
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import {
   cacheRequestBody,
   registeredRoutes,
   replaceResponse,
+  requestEnded,
   routingPathOf,
 } from "../../src/http/library-internals";
 
@@ -103,5 +107,40 @@ describe("zod-to-openapi's registry (app.openAPIRegistry.definitions)", () => {
     const paths = new Set(app.routes.map((entry) => entry.path));
     expect([...paths]).toEqual([routingPathOf("/thing/{id}/part/{partId}")]);
     expect(routingPathOf("/thing/{id}/part/{partId}")).toBe("/thing/:id/part/:partId");
+  });
+});
+
+describe("Bun.serve's requestIP answers null once a response was sent (requestEnded)", () => {
+  test("a file body Bun sends itself: the request is held until its last byte, then forgotten", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bookdist-request-ended-"));
+    const path = join(dir, "file.bin");
+    // More than the loopback socket buffers hold, so the first chunk read leaves the transfer running.
+    writeFileSync(path, new Uint8Array(64 * 1024 * 1024));
+    let served: Request | undefined;
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (request) => {
+        served = request;
+        return new Response(Bun.file(path));
+      },
+    });
+    try {
+      const response = await fetch(`http://127.0.0.1:${server.port}/`);
+      const reader = response.body!.getReader();
+      await reader.read();
+      expect(requestEnded(server, served!)).toBe(false);
+      while (!(await reader.read()).done);
+      let ended = false;
+      for (let i = 0; i < 100 && !ended; i++) {
+        await Bun.sleep(10);
+        ended = requestEnded(server, served!);
+      }
+      expect(ended).toBe(true);
+      expect(served!.signal.aborted).toBe(false);
+    } finally {
+      await server.stop(true);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
