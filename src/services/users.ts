@@ -40,7 +40,7 @@ export async function searchUsers(
   q: string,
   window: ListWindow<UserSortField>,
 ): Promise<ListRead<UserWithRoles>> {
-  const prefix = q.trim().toLowerCase();
+  const prefix = q.trim();
   const read = async (limit: number, offset: number) =>
     withRoles(db, await store.searchUsers({ prefix, sort: window.sort, limit, offset }));
   if (window.limit !== undefined) {

@@ -39,8 +39,8 @@ export type UserSortField = (typeof userSortFields)[number];
 
 /**
  * A prefix search of the store's users (GET /user, the console's users screen): `prefix` is
- * already lower-cased and at least 2 characters. Read from indexes, one window at a time: never
- * a scan of every user.
+ * trimmed and at least 2 characters, in the case it was typed (each store folds case as its
+ * database does). Read from indexes, one window at a time: never a scan of every user.
  */
 export interface UserSearch {
   prefix: string;

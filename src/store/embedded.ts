@@ -207,8 +207,9 @@ export class EmbeddedStore implements StoreDirectory {
     return Number(row?.n ?? 0);
   }
 
-  private matching(prefix: string): SQL {
+  private matching(typed: string): SQL {
     const { storeUser, storeUsermeta } = this.db.tables;
+    const prefix = lowerAs(this.db, typed);
     const names = this.db.orm
       .select({ id: storeUsermeta.userId })
       .from(storeUsermeta)
@@ -358,6 +359,14 @@ function lowerOf(db: Database, column: AnyColumn): SQL {
  * character's successor), which is exactly the strings with that prefix in code-point order and
  * which both databases read from an index on the same expression (LIKE would not use it).
  */
+/**
+ * `text` lower-cased as the database's lower() does it: SQLite's folds ASCII letters only (so "Å"
+ * stays "Å" and matches as typed), Postgres's every letter of the database's locale.
+ */
+function lowerAs(db: Database, text: string): string {
+  return db.dialect === "postgres" ? text.toLowerCase() : text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+}
+
 function startsWith(db: Database, column: AnyColumn, prefix: string): SQL {
   const key = lowerOf(db, column);
   return sql`(${key} >= ${prefix} AND ${key} < ${successorOf(prefix)})`;

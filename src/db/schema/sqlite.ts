@@ -181,10 +181,9 @@ export const activation = sqliteTable(
     // One reader's shelf newest first, read in order and cut at its page: My books and its OPDS
     // feed cost their page, not the reader's every book.
     index("activation_user_created_at_idx").on(t.userUuid, t.createdAt),
-    // GET /activation's filters (README "Activations"): a book's activations by date, and each
-    // source (code, shop order, by hand; the same CASE as repositories/activations.ts) in id or date
-    // order, so that a filtered page is read from an index, not from a scan of every activation.
-    index("activation_book_created_at_idx").on(t.bookId, t.createdAt),
+    // GET /activation's `source` (code, shop order, by hand; the same CASE as
+    // repositories/activations.ts) in id or date order: a page of a rare source is read from an
+    // index, not found by walking every activation (test/db/sort-indexes.test.ts).
     index("activation_source_idx").on(
       sql`(CASE WHEN ${t.qrCodeId} IS NOT NULL THEN 'code' WHEN ${t.shopOrderId} IS NOT NULL THEN 'order' ELSE 'manual' END)`,
       t.id,
