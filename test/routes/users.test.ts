@@ -47,7 +47,7 @@ describe("user search and look-up", () => {
   test("a prefix of e-mail, login, first or last name finds the user, whatever the case", async () => {
     const { users, response } = await search("q=JAN");
     // jane by e-mail and first name, janet by e-mail, bob by last name (Janssen).
-    expect(users.map((user) => user.uuid).sort()).toEqual([uuids.jane, uuids.janet, uuids.bob].sort());
+    expect(users.map((user) => user.uuid).sort()).toEqual([uuids.jane!, uuids.janet!, uuids.bob!].sort());
     expect(response.headers.get("X-Total-Count")).toBe("3");
     expect((await search("q=robe")).users.map((user) => user.uuid)).toEqual([uuids.bob!]);
     expect((await search("q=doe")).users.map((user) => user.uuid)).toEqual([uuids.jane!]);
