@@ -69,7 +69,7 @@ export interface StoreDirectory {
   findByUuid(uuid: string): Promise<StoreUser | null>;
   /**
    * The window of users whose e-mail, login or name starts with the prefix (case-insensitive;
-   * what each store searches is said by its driver, README "Users"), in `sort` order then the
+   * what each store searches is said by its driver, README "Finding users and activations"), in `sort` order then the
    * store's id. Users who had no uuid yet get one, as at a first login.
    */
   searchUsers(search: UserSearch): Promise<StoreUser[]>;

@@ -166,7 +166,7 @@ export class WordPressStore implements StoreDirectory {
    * Prefix of user_login, user_email or user_nicename: wp_users' indexed columns, each a LIKE
    * range on its index under the table's case-insensitive collation. First and last names live in
    * wp_usermeta, whose meta_value has no index (a prefix of them would read every user's name
-   * rows), so they are not searched here (README "Users"); the embedded store searches them.
+   * rows), so they are not searched here (README "Finding users and activations"); the embedded store searches them.
    */
   async searchUsers(search: UserSearch): Promise<StoreUser[]> {
     const order = search.sort.map(

@@ -11,7 +11,7 @@ export const listUsers = listRoute("admin", {
   operationId: "listUsers",
   summary: "Search the store's users",
   description:
-    'The users whose e-mail, login, first or last name starts with `q`, read from the store\'s indexes one page at a time (on a WordPress store: user_login, user_email and user_nicename; first and last names only on the embedded store, README "Users").',
+    'The users whose e-mail, login, first or last name starts with `q`, read from the store\'s indexes one page at a time (on a WordPress store: user_login, user_email and user_nicename; first and last names only on the embedded store, README "Finding users and activations").',
   tags,
   list: schemas.UserList,
   sortFields: userSortFields,

@@ -16,7 +16,7 @@ export const userFilters = {
     .max(100)
     .openapi({
       param: { name: "q", in: "query", required: true },
-      description: `At least ${USER_SEARCH_MIN} characters: the start of an e-mail address, login name, first or last name (case-insensitive; README "Users" says what each store searches)`,
+      description: `At least ${USER_SEARCH_MIN} characters: the start of an e-mail address, login name, first or last name (case-insensitive; README "Finding users and activations" says what each store searches)`,
       example: "jane",
     }),
 };
