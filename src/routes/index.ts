@@ -26,7 +26,7 @@ import { usersRouter } from "./users";
 export const routerSections: readonly (readonly Router[])[] = [
   [serviceRouter],
   [authenticationRouter],
-  // The store's users as staff find them (API.md §10), after the caller's own account.
+  // The store's users as staff find them (listUsers, getUser), after the caller's own account.
   [usersRouter],
   // A reading app's passwords: authentication's paths, listed after its session operations.
   [deviceTokensRouter],

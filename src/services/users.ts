@@ -18,7 +18,7 @@ export interface UserWithRoles {
   roles: Role[];
 }
 
-/** The shortest search (API.md §10): shorter prefixes would match most of a large shop. */
+/** The shortest search (listUsers): shorter prefixes would match most of a large shop. */
 export const USER_SEARCH_MIN = 2;
 
 async function withRoles(db: Database, users: StoreUser[]): Promise<UserWithRoles[]> {

@@ -85,7 +85,7 @@ export const ActivationResource = halResource("Activation", Activation, {
 
 export const ActivationList = halList("activations", ActivationResource);
 
-/** The filters of GET /activation and its count (API.md §10); every given one must hold. */
+/** The filters of GET /activation and its count, as README "Finding users and activations" describes them; every given one must hold. */
 export const activationFilters = {
   bookId: Id.optional().openapi({
     param: { name: "bookId", in: "query" },

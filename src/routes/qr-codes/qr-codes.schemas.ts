@@ -133,7 +133,7 @@ export const NullActivationsResource = halResource(
 /** The image routes answer 304 while the client's ETag still matches. */
 export const IfNoneMatchHeader = RangeHeaders.pick({ "if-none-match": true });
 
-/** GET /activation-qr-code's look-up of one code by its text (API.md §10), and its count's. */
+/** GET /activation-qr-code's look-up of one code by its text (listActivationQrCodes), and its count's. */
 export const qrCodeFilters = {
   code: singleLine()
     .min(1)
