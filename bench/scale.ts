@@ -281,8 +281,10 @@ async function rowsOf(session: Session, seeded: Seeded): Promise<Row[]> {
     if (!sort) continue;
     const pattern: string = sort.schema?.items?.pattern ?? "";
     const fields = /^\^\(([^)]*)\)/.exec(pattern)?.[1]?.split("|") ?? [];
+    // GET /user needs its search (API.md §10): "reader1" is the widest a seeded shop has (1/9 of it).
+    const list = path === "/user" ? `${concrete(path)}?q=reader1&` : `${concrete(path)}?`;
     rows.push({
-      ...key(`GET ${path} page 0`, `${concrete(path)}?page=0&size=${PAGE_SIZE}`, caller),
+      ...key(`GET ${path} page 0`, `${list}page=0&size=${PAGE_SIZE}`, caller),
       group: "page0",
       targets: FAST,
     });
@@ -291,7 +293,7 @@ async function rowsOf(session: Session, seeded: Seeded): Promise<Row[]> {
         rows.push({
           ...key(
             `GET ${path} page 0 sort=${field},${direction}`,
-            `${concrete(path)}?page=0&size=${PAGE_SIZE}&sort=${field},${direction}`,
+            `${list}page=0&size=${PAGE_SIZE}&sort=${field},${direction}`,
             caller,
           ),
           group: "page0",
@@ -300,6 +302,38 @@ async function rowsOf(session: Session, seeded: Seeded): Promise<Row[]> {
       }
     }
   }
+
+  // The filters and look-ups beside the console (API.md §10), page 0 of each.
+  for (const query of [
+    "source=code",
+    "source=order",
+    "source=manual",
+    "source=code&sort=createdAt,desc",
+    "from=2026-01-01T00:00:00Z&sort=createdAt,desc",
+    "source=manual&from=2020-01-01T00:00:00Z&to=2030-01-01T00:00:00Z&sort=createdAt",
+    `bookId=${BIG_BOOK_ID}&source=code`,
+    `userUuid=${uuidOf(1)}&source=code`,
+  ]) {
+    rows.push({
+      ...key(`GET /activation?${query} page 0`, `/activation?${query}&page=0&size=${PAGE_SIZE}`, "admin"),
+      group: "page0",
+      targets: FAST,
+    });
+  }
+  rows.push({
+    ...key("GET /activation/count?source=manual", "/activation/count?source=manual", "admin"),
+    group: "count",
+    targets: FAST,
+  });
+  rows.push(key("GET /user?q=reader12345 (one user)", "/user?q=reader12345&page=0&size=20", "admin"));
+  rows.push(key("GET /user/{userUUID}", `/user/${uuidOf(1)}`, "admin"));
+  rows.push(
+    key(
+      "GET /activation-qr-code?code= (a code as typed)",
+      "/activation-qr-code?code=0000-0000-0000-0000",
+      "admin",
+    ),
+  );
 
   rows.push({
     ...key("GET /activation last page", lastPageOfActivations, "admin"),

@@ -147,6 +147,21 @@ describe("access levels", () => {
     }
   });
 
+  test("the operations beside the console (API.md §10) are admin-only", () => {
+    const levelOf = (method: string, path: string) =>
+      operations.find((op) => op.method === method && op.path === path)?.level;
+    for (const [method, path] of [
+      ["GET", "/user"],
+      ["GET", "/user/{userUUID}"],
+      ["POST", "/apk/upload"],
+      ["POST", "/apk/{id}/activate"],
+      ["GET", "/activation"],
+      ["GET", "/activation-qr-code"],
+    ] as const) {
+      expect(levelOf(method, path), `${method} ${path}`).toBe("admin");
+    }
+  });
+
   test("the document declares each device-token scope with its security alternative, and only there", () => {
     expect(operations.filter((op) => op.scope).length).toBeGreaterThanOrEqual(DEVICE_TOKEN_SCOPES.length);
     for (const op of operations) {

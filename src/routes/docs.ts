@@ -63,6 +63,11 @@ const SWAGGER_UI_PAGE = `<!doctype html>
 
 const apiTags = [
   { name: "Authentication", description: "Register, log in and out, who am I" },
+  {
+    name: "User",
+    description:
+      "The store's users as staff find them: search and look-up (README, Finding users and activations)",
+  },
   { name: "Book", description: "Books, their covers and the reader's views" },
   { name: "Book version", description: "Versioned zip archives of a book" },
   { name: "Activation", description: "Which user holds which book" },

@@ -15,6 +15,7 @@ import { readingProgressRouter } from "./reading-progress";
 import { serviceRouter } from "./service";
 import { shopRouter } from "./shop";
 import { shopProductsRouter } from "./shop-products";
+import { usersRouter } from "./users";
 
 /**
  * Every resource router, mounted at the root by createApp: in any order as far as routing goes
@@ -25,6 +26,8 @@ import { shopProductsRouter } from "./shop-products";
 export const routerSections: readonly (readonly Router[])[] = [
   [serviceRouter],
   [authenticationRouter],
+  // The store's users as staff find them (listUsers, getUser), after the caller's own account.
+  [usersRouter],
   // A reading app's passwords: authentication's paths, listed after its session operations.
   [deviceTokensRouter],
   // Offline entitlements and their keys (README "Offline entitlements").

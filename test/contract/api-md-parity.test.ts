@@ -18,6 +18,7 @@ const ALIASES = ["GET /openapi.json", "GET /swagger-ui.html", "GET /swagger-ui/i
 const PRINT_RUNS = "Print runs and device updates";
 const SHOP_ORDERS = "Shop orders";
 const AUDIT_LOG = "Audit log";
+const BESIDE_THE_CONSOLE = "The API beside the console";
 /**
  * §11's OPDS catalogs are prose, not a table: they name `GET /opds`, `/opds/v2`,
  * `/opds/search.xml` and `GET /opds/auth` and leave the feeds' and signed files' paths to the code
@@ -71,17 +72,31 @@ function endpointRows(markdown: string): Row[] {
     const heading = /^(#{2,3}) (.+)$/.exec(line);
     if (heading?.[1] === "##") {
       chapter = heading[2]!.trim();
-      section = chapter.startsWith("7.") ? SHOP_ORDERS : chapter.startsWith("9.") ? AUDIT_LOG : "";
+      section = chapter.startsWith("7.")
+        ? SHOP_ORDERS
+        : chapter.startsWith("9.")
+          ? AUDIT_LOG
+          : chapter.startsWith("10.")
+            ? BESIDE_THE_CONSOLE
+            : "";
     } else if (heading) section = heading[2]!.trim();
     if (
       !chapter.startsWith("5.") &&
       !chapter.startsWith("7.") &&
       !chapter.startsWith("9.") &&
+      !chapter.startsWith("10.") &&
       !chapter.startsWith("11.")
     )
       continue;
-    const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)[^|]*\|\s*(\w+)[^|]*\|/.exec(line);
-    if (row) rows.push({ operation: `${row[1]} ${row[2]}`, level: row[3]!, section });
+    // An escaped pipe (`?kind=bookapp\|launcher`) is a cell's text, not a cell's end.
+    const row = /^\|\s*(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/[^\s?]*)[^|]*\|\s*(\w+)[^|]*\|/.exec(
+      line.replaceAll("\\|", "/"),
+    );
+    // §10's table also names operations of §5 that gain filters ("GET /activation | admin | gains …"):
+    // the same operation, listed once.
+    const known = row && rows.some((r) => r.operation === `${row[1]} ${row[2]}`);
+    if (row && !(known && section === BESIDE_THE_CONSOLE))
+      rows.push({ operation: `${row[1]} ${row[2]}`, level: row[3]!, section });
     const bullet = section.startsWith("Offline entitlements")
       ? /^-\s+`(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/[^`?\s]*)[^`]*`\s+\((\w+)/.exec(line)
       : null;

@@ -293,14 +293,20 @@ async function refused(call: Call, prismStatus: number, mentions?: string): Prom
 }
 
 /** A request straight to the server (the multipart uploads Prism cannot forward). */
-async function direct(method: string, path: string, token: string, body: FormData): Promise<any> {
+async function direct(
+  method: string,
+  path: string,
+  token: string,
+  body: FormData,
+  expected = 200,
+): Promise<any> {
   const response = await fetch(`${server.url}${path}`, {
     method,
     headers: { Authorization: `Bearer ${token}` },
     body,
   });
   const json = await response.json();
-  if (response.status !== 200)
+  if (response.status !== expected)
     throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
   return json;
 }
@@ -337,6 +343,21 @@ async function runScenario(): Promise<void> {
     "password",
   );
   await call({ op: "getMe", as: R, status: 200 });
+  // The store's users as staff find them (API.md §10).
+  await call({ op: "listUsers", as: A, query: { q: "prism-", sort: "email,desc" }, status: 200 });
+  await call({ op: "listUsers", as: A, query: { q: "Ada", page: 0, size: 1 }, status: 200 });
+  await refused({ op: "listUsers", as: A, query: { q: "p" }, status: 400 }, 422, "q");
+  await refused({ op: "listUsers", as: A, status: 400 }, 422, "q");
+  await call({ op: "listUsers", as: R, query: { q: "prism-" }, status: 403 });
+  await call({ op: "getUser", as: A, path: { userUUID: reader.user.uuid }, status: 200 });
+  await call({
+    op: "getUser",
+    as: A,
+    path: { userUUID: "00000000-0000-4000-8000-000000000000" },
+    status: 404,
+  });
+  await call({ op: "getUser", as: R, path: { userUUID: reader.user.uuid }, status: 403 });
+  await refused({ op: "getUser", as: A, path: { userUUID: "not-a-uuid" }, status: 400 }, 422, "userUUID");
   await call({ op: "getMe", as: { basic: `${readerEmail}:${password}` }, status: 200 });
   await call({ op: "getMe", as: "not-a-token", status: 401 });
   await refused({ op: "getMe", status: 401 }, 401);
@@ -537,6 +558,12 @@ async function runScenario(): Promise<void> {
   await call({ op: "createActivationQrCode", as: R, json: { bookId: book.id }, status: 403 });
   await call({ op: "listActivationQrCodes", as: A, status: 200 });
   await call({ op: "countActivationQrCodes", as: A, status: 200 });
+  // A code as a reader reads it out (API.md §10): found, or an empty list.
+  const typed = qr.code.toLowerCase().replaceAll("-", " ");
+  await call({ op: "listActivationQrCodes", as: A, query: { code: typed }, status: 200 });
+  await call({ op: "listActivationQrCodes", as: A, query: { code: "0000-0000-0000-0000" }, status: 200 });
+  await call({ op: "countActivationQrCodes", as: A, query: { code: typed }, status: 200 });
+  await refused({ op: "listActivationQrCodes", as: A, query: { code: long(65) }, status: 400 }, 422, "code");
   await call({ op: "getActivationQrCode", as: A, path: { id: qr.id }, status: 200 });
   await call({ op: "getActivationQrCode", as: A, path: { id: 999999 }, status: 404 });
   const image = await call({
@@ -703,6 +730,24 @@ async function runScenario(): Promise<void> {
   );
   await call({ op: "listActivations", as: A, status: 200 });
   await call({ op: "countActivations", as: A, status: 200 });
+  // The filters of API.md §10, on the list and its count.
+  const filters = {
+    bookId: book.id,
+    userUuid: reader.user.uuid,
+    source: "code",
+    from: "2020-01-01T00:00:00Z",
+  };
+  await call({
+    op: "listActivations",
+    as: A,
+    query: { ...filters, to: "2999-12-31T23:59:59Z" },
+    status: 200,
+  });
+  await call({ op: "listActivations", as: A, query: { source: "manual", page: 0, size: 5 }, status: 200 });
+  await call({ op: "countActivations", as: A, query: filters, status: 200 });
+  await refused({ op: "listActivations", as: A, query: { source: "shop" }, status: 400 }, 422, "source");
+  await refused({ op: "countActivations", as: A, query: { from: "yesterday" }, status: 400 }, 422, "from");
+  await call({ op: "listActivations", as: R, query: { source: "code" }, status: 403 });
   await call({ op: "listActivationsOfBook", as: A, path: { id: book.id }, status: 200 });
   await call({ op: "countActivationsOfBook", as: A, path: { id: book.id }, status: 200 });
   await call({ op: "countActivationsOfBook", as: R, path: { id: book.id }, status: 403 });
@@ -804,7 +849,28 @@ async function runScenario(): Promise<void> {
   ).body;
   await call({ op: "downloadApk", path: { id: launcher.id }, status: 401 });
   await call({ op: "downloadApk", as: A, path: { id: launcher.id }, status: 404 });
+  // Activating keeps every field (API.md §10); a record without a file cannot be active.
+  await call({ op: "activateApk", as: A, path: { id: launcher.id }, status: 409 });
   await call({ op: "deleteApk", as: A, path: { id: launcher.id }, status: 200 });
+  await call({ op: "activateApk", as: A, path: { id: launcher.id }, status: 404 });
+  await call({ op: "activateApk", as: R, path: { id: apk.id }, status: 403 });
+  await refused({ op: "activateApk", as: A, path: { id: "x" }, status: 400 }, 422, "id");
+  await call({ op: "activateApk", as: A, path: { id: apk.id }, status: 200 });
+  // A launcher record made from its file alone (the upload goes to the server directly), activated.
+  const fromFile = await direct(
+    "POST",
+    "/apk/upload?kind=launcher",
+    A,
+    multipartFile(fixtureBytes(fixture.file), { filename: fixture.file }),
+    201,
+  );
+  await call({
+    op: "activateApk",
+    as: A,
+    path: { id: fromFile.id },
+    query: { allowSignerChange: "true" },
+    status: 200,
+  });
 
   // Shop orders (README, Shop orders): the mappings work on any store; this server runs
   // SHOP_ORDERS=off, so the sync, an order, the webhook and a claim are 404.
@@ -1180,7 +1246,12 @@ describe("the live OpenAPI document, enforced by Prism's validating proxy", () =
     const uploads = [...operations]
       .filter(([, { operation }]) => operation.requestBody?.content?.["multipart/form-data"])
       .map(([id]) => id);
-    expect(uploads.sort()).toEqual(["uploadApk", "uploadBookCover", "uploadBookVersionArchive"]);
+    expect(uploads.sort()).toEqual([
+      "createApkFromFile",
+      "uploadApk",
+      "uploadBookCover",
+      "uploadBookVersionArchive",
+    ]);
     const missed = [...operations.keys()].filter((id) => !uploads.includes(id) && !covered.has(id));
     expect(missed).toEqual([]);
     expect(operations.size).toBeGreaterThan(60);

@@ -91,6 +91,28 @@ const lists: { name: string; fields: readonly string[]; read: ListRead }[] = [
     fields: ["id", "bookId"],
     read: (db, w) => listActivations(db, w as never, { bookId: 1 }),
   },
+  // GET /activation's filters (API.md §10): a user's or a book's few rows are found by their
+  // index above; a source (by hand may be a sliver of 5 M) and a date range by theirs.
+  {
+    name: "GET /activation?source=manual",
+    fields: ["id", "createdAt"],
+    read: (db, w) => listActivations(db, w as never, { source: "manual" }),
+  },
+  {
+    name: "GET /activation?source=order&from=…&to=…",
+    fields: ["createdAt"],
+    read: (db, w) =>
+      listActivations(db, w as never, {
+        source: "order",
+        from: new Date("2026-11-01T00:00:00Z"),
+        to: new Date("2026-11-30T00:00:00Z"),
+      }),
+  },
+  {
+    name: "GET /activation?from=…",
+    fields: ["createdAt"],
+    read: (db, w) => listActivations(db, w as never, { from: new Date("2026-11-01T00:00:00Z") }),
+  },
   {
     name: "GET /activation-qr-code",
     fields: qrCodeSortFields,

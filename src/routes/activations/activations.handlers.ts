@@ -11,16 +11,17 @@ import type { AppRouteHandler } from "../../http/types";
 import * as service from "../../services/activations";
 import { redeem } from "../../services/redemption";
 import type * as routes from "./activations.routes";
-import { ActivationList, ActivationResource, toActivation } from "./activations.schemas";
+import { ActivationList, ActivationResource, activationFilterOf, toActivation } from "./activations.schemas";
 
 export const listActivations: AppRouteHandler<typeof routes.listActivations> = async (c) => {
-  const { window, paging } = listRequestOf(c.req.valid("query"));
-  const list = await service.listActivations(c.get("deps").db, window);
+  const query = c.req.valid("query");
+  const { window, paging } = listRequestOf(query);
+  const list = await service.listActivations(c.get("deps").db, window, activationFilterOf(query));
   return respondList(c, ActivationList, list, toActivation, paging, 200);
 };
 
 export const countActivations: AppRouteHandler<typeof routes.countActivations> = async (c) => {
-  const count = await service.countActivations(c.get("deps").db);
+  const count = await service.countActivations(c.get("deps").db, activationFilterOf(c.req.valid("query")));
   return respondCount(c, count);
 };
 

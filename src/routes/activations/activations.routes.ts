@@ -12,9 +12,12 @@ export const listActivations = listRoute("admin", {
   path: "/activation",
   operationId: "listActivations",
   summary: "List all activations",
+  description:
+    "All activations, or those the filters name (book, user, source, creation time); the filters combine (all must hold).",
   tags,
   list: schemas.ActivationList,
   sortFields: activationSortFields,
+  filters: schemas.activationFilters,
   returns: "The activations",
 });
 
@@ -22,7 +25,9 @@ export const countActivations = countRoute("admin", {
   path: "/activation/count",
   operationId: "countActivations",
   summary: "Count activations",
+  description: "With the filters of listActivations.",
   tags,
+  query: schemas.ActivationFilterQuery,
 });
 
 export const listActivationsOfUser = listRoute("owner", {

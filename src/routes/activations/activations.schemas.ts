@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { halList, halResource } from "../../http/hal";
-import { Id, timestamps, timestampsOf, trimmed } from "../../http/openapi";
+import { Id, requestDateTime, timestamps, timestampsOf, trimmed } from "../../http/openapi";
 import type { ActivationRow } from "../../repositories/activations";
+import { type ActivationFilter, activationSources } from "../../services/activations";
 
 /** A path's user: only the canonical lower-case form, so one user has one URL. */
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -83,3 +84,57 @@ export const ActivationResource = halResource("Activation", Activation, {
 });
 
 export const ActivationList = halList("activations", ActivationResource);
+
+/** The filters of GET /activation and its count, as README "Finding users and activations" describes them; every given one must hold. */
+export const activationFilters = {
+  bookId: Id.optional().openapi({
+    param: { name: "bookId", in: "query" },
+    description: "Only this book's activations",
+    example: 7,
+  }),
+  userUuid: z
+    .string()
+    .regex(CANONICAL_UUID, "must be a canonical lower-case UUID")
+    .optional()
+    .openapi({
+      param: { name: "userUuid", in: "query" },
+      description: "Only this user's activations (canonical lower-case uuid)",
+      example: "3f0d6a1e-2b7c-4c8e-9a51-0d2f6b7e8c91",
+    }),
+  source: z
+    .enum(activationSources)
+    .optional()
+    .openapi({
+      param: { name: "source", in: "query" },
+      description:
+        "Where it came from: `code` (a QR code was redeemed on it, qrCodeId set), `order` (a shop order alone granted it, shopOrderId set and qrCodeId null), `manual` (an admin gave it, both null)",
+      example: "code",
+    }),
+  from: requestDateTime()
+    .optional()
+    .openapi({
+      param: { name: "from", in: "query" },
+      description: "Created at or after this instant (RFC 3339)",
+      example: "2026-11-01T00:00:00Z",
+    }),
+  to: requestDateTime()
+    .optional()
+    .openapi({
+      param: { name: "to", in: "query" },
+      description: "Created at or before this instant (RFC 3339)",
+      example: "2026-11-30T23:59:59Z",
+    }),
+};
+
+export const ActivationFilterQuery = z.object(activationFilters);
+
+/** The service's filter from the validated query. */
+export function activationFilterOf(query: z.infer<typeof ActivationFilterQuery>): ActivationFilter {
+  return {
+    bookId: query.bookId,
+    userUuid: query.userUuid,
+    source: query.source,
+    from: query.from === undefined ? undefined : new Date(query.from),
+    to: query.to === undefined ? undefined : new Date(query.to),
+  };
+}

@@ -116,6 +116,35 @@ export const uploadApk: AppRouteHandler<typeof routes.uploadApk> = async (c) => 
   return respondResource(c, ApkResource, toApk(apk));
 };
 
+export const createApkFromFile: AppRouteHandler<typeof routes.createApkFromFile> = async (c) => {
+  const deps = c.get("deps");
+  const { kind } = c.req.valid("query");
+  const file = await receiveFile(c, "apk");
+  // A refused file stays unreferenced in the blob store; the cleanup job removes it.
+  const apk = await service.createApkFromFile(
+    deps.db,
+    auditSourceOf(c),
+    kind,
+    { sha256: file.sha256, size: file.size, filename: file.filename, metadata: file.inspected },
+    deps.clock.now(),
+    deps.blobs,
+  );
+  return respondCreated(c, ApkResource, toApk(apk));
+};
+
+export const activateApk: AppRouteHandler<typeof routes.activateApk> = async (c) => {
+  const { db, clock } = c.get("deps");
+  const { allowSignerChange } = c.req.valid("query");
+  const apk = await service.activateApk(
+    db,
+    auditSourceOf(c),
+    c.req.valid("param").id,
+    { allowSignerChange: allowSignerChange === "true" },
+    clock.now(),
+  );
+  return respondResource(c, ApkResource, toApk(apk));
+};
+
 export const updateApk: AppRouteHandler<typeof routes.updateApk> = async (c) => {
   const { db, clock } = c.get("deps");
   const { allowSignerChange } = c.req.valid("query");

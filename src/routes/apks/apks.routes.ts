@@ -98,6 +98,39 @@ export const createApk = defineRoute("admin", {
   },
 });
 
+export const createApkFromFile = defineRoute("admin", {
+  method: "post",
+  path: "/apk/upload",
+  operationId: "createApkFromFile",
+  summary: "Create an APK record from its file",
+  description:
+    "Multipart part `file`: an APK, held to the checks of uploadApk (at most MAX_APK_BYTES, 415 when it is not a readable APK). The new record's versionCode, versionName, package, minSdk and signer are read from the file (a manifest without a literal versionName is named by its versionCode; 400 when its versionCode is below 1 or its versionName does not fit 1–64 characters); it starts inactive, with no release notes. " +
+    "409 when an APK of the kind already has that versionCode. Make it active with POST /apk/{id}/activate.",
+  tags,
+  request: { query: schemas.ApkKindQuery, body: fileUploadBody("The APK") },
+  errors: [...uploadErrors, "CONFLICT"],
+  responses: {
+    201: {
+      ...resourceContent(schemas.ApkResource, "The new APK record with its file"),
+      headers: locationHeader("URL of the new APK"),
+    },
+  },
+});
+
+export const activateApk = defineRoute("admin", {
+  method: "post",
+  path: "/apk/{id}/activate",
+  operationId: "activateApk",
+  summary: "Make an APK the active one of its kind",
+  description:
+    "Every other field is kept (PUT /apk/{id} replaces them all); the APK that was active is deactivated in the same transaction, and an APK already active stays so. " +
+    "409 without an uploaded file, and when its package or signer differs from the active APK of the kind, unless `allowSignerChange=true`: rolling back to an earlier build is activating it.",
+  tags,
+  request: { params: IdParam, query: schemas.SignerChangeQuery },
+  errors: ["NOT_FOUND", "CONFLICT"],
+  responses: { 200: resourceContent(schemas.ApkResource, "The active APK") },
+});
+
 export const uploadApk = defineRoute("admin", {
   method: "post",
   path: "/apk/{id}/upload",

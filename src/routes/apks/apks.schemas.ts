@@ -77,6 +77,13 @@ export const SignerChangeQuery = z.object({
     }),
 });
 
+export const ApkKindQuery = z.object({
+  kind: ApkKind.openapi({
+    param: { name: "kind", in: "query", required: true },
+    description: "Which app the file is: `bookapp` or `launcher`",
+  }),
+});
+
 export const ApkDownloadQuery = z.object({
   sha256: z
     .string()

@@ -13,13 +13,24 @@ import type * as routes from "./qr-codes.routes";
 import { NullActivationsResource, QrCodeList, QrCodeResource, toQrCode } from "./qr-codes.schemas";
 
 export const listActivationQrCodes: AppRouteHandler<typeof routes.listActivationQrCodes> = async (c) => {
-  const { window, paging } = listRequestOf(c.req.valid("query"));
-  const list = await service.listQrCodes(c.get("deps").db, window);
+  const query = c.req.valid("query");
+  const { window, paging } = listRequestOf(query);
+  const { db } = c.get("deps");
+  if (query.code !== undefined) {
+    // One code at most: a page of a one-row list, the row only on its first page.
+    const found = await service.findCodeByText(db, query.code);
+    const rows = found && !window.offset ? [found] : [];
+    return respondList(c, QrCodeList, { rows, total: found ? 1 : 0 }, toQrCode, paging, 200);
+  }
+  const list = await service.listQrCodes(db, window);
   return respondList(c, QrCodeList, list, toQrCode, paging, 200);
 };
 
 export const countActivationQrCodes: AppRouteHandler<typeof routes.countActivationQrCodes> = async (c) => {
-  const count = await service.countQrCodes(c.get("deps").db);
+  const { code } = c.req.valid("query");
+  const { db } = c.get("deps");
+  const count =
+    code === undefined ? await service.countQrCodes(db) : (await service.findCodeByText(db, code)) ? 1 : 0;
   return respondCount(c, count);
 };
 

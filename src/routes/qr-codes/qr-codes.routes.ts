@@ -29,9 +29,11 @@ export const listActivationQrCodes = listRoute("admin", {
   path: "/activation-qr-code",
   operationId: "listActivationQrCodes",
   summary: "List all activation QR codes",
+  description: "With `code`, the one code it names (normalised as redemption does), or an empty list.",
   tags,
   list: schemas.QrCodeList,
   sortFields: qrCodeSortFields,
+  filters: schemas.qrCodeFilters,
   returns: "The codes",
 });
 
@@ -39,7 +41,9 @@ export const countActivationQrCodes = countRoute("admin", {
   path: "/activation-qr-code/count",
   operationId: "countActivationQrCodes",
   summary: "Count activation QR codes",
+  description: "With `code`, 1 when that code exists, else 0 (the filter of listActivationQrCodes).",
   tags,
+  query: schemas.QrCodeFilterQuery,
 });
 
 export const listActivationQrCodesOfBook = listRoute("admin", {

@@ -1,7 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import { RangeHeaders } from "../../http/download-docs";
 import { halList, halResource } from "../../http/hal";
-import { Id, optionalText, requestDateTime, Timestamp, timestamps, timestampsOf } from "../../http/openapi";
+import {
+  Id,
+  optionalText,
+  requestDateTime,
+  singleLine,
+  Timestamp,
+  timestamps,
+  timestampsOf,
+} from "../../http/openapi";
 import type { QrCodeRow } from "../../repositories/qr-codes";
 
 export const BookIdParam = z.object({
@@ -124,3 +132,19 @@ export const NullActivationsResource = halResource(
 
 /** The image routes answer 304 while the client's ETag still matches. */
 export const IfNoneMatchHeader = RangeHeaders.pick({ "if-none-match": true });
+
+/** GET /activation-qr-code's look-up of one code by its text (listActivationQrCodes), and its count's. */
+export const qrCodeFilters = {
+  code: singleLine()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({
+      param: { name: "code", in: "query" },
+      description:
+        "A code as printed, typed or scanned, normalised as redemption does (case, dashes and spaces ignored, O read as 0, I and L as 1): the list is then that one code, or empty",
+      example: "7kq4 m2xd 9rtf obha",
+    }),
+};
+
+export const QrCodeFilterQuery = z.object(qrCodeFilters);
