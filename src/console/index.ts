@@ -38,14 +38,22 @@ import type { AppBindings } from "../http/types";
 import { mountAssets } from "./assets";
 import { csrfGuard } from "./csrf";
 import { consoleErrorHandler, notFoundPage } from "./kit/pages";
+import { mountBooks } from "./screens/books";
 import { mountDashboard } from "./screens/dashboard";
+import { mountPrintRuns } from "./screens/print-runs";
 import { mountSignIn } from "./screens/sign-in";
+import { mountSystem } from "./screens/system";
 import { requireConsoleSession } from "./session";
 
 export { CONSOLE_BASE, consoleHeaders, isConsolePath } from "./headers";
 
 /** The screens behind the session gate, each a module of screens/. */
-const SCREENS: ReadonlyArray<(router: Hono<AppBindings>) => void> = [mountDashboard];
+const SCREENS: ReadonlyArray<(router: Hono<AppBindings>) => void> = [
+  mountDashboard,
+  mountBooks,
+  mountPrintRuns,
+  mountSystem,
+];
 
 export function consoleRouter(config: Config): Hono<AppBindings> {
   const router = new Hono<AppBindings>();

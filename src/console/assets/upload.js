@@ -67,8 +67,26 @@
     });
   };
 
+  // A chosen image is shown before it is sent (a blob: URL, which the CSP allows for images).
+  const preview = (image) => {
+    const input = document.getElementById(image.dataset.previewFor);
+    if (!input) return;
+    input.addEventListener("change", () => {
+      const file = input.files?.[0];
+      if (image.src) URL.revokeObjectURL(image.src);
+      if (!file || !file.type.startsWith("image/")) {
+        image.hidden = true;
+        image.removeAttribute("src");
+        return;
+      }
+      image.src = URL.createObjectURL(file);
+      image.hidden = false;
+    });
+  };
+
   const start = () => {
     for (const form of document.querySelectorAll("form[data-upload]")) attach(form);
+    for (const image of document.querySelectorAll("img[data-preview-for]")) preview(image);
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

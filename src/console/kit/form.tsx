@@ -4,7 +4,9 @@
 // shows a progress bar and, on a failure, the reason, and keeps the form as it is. Without
 // JavaScript the same form posts as it is.
 import type { Child } from "hono/jsx";
+import type { z } from "zod";
 import { readBounded } from "../../http/bounded-body";
+import { validationError } from "../../http/create-router";
 import { AppError, type FieldError } from "../../lib/problems";
 import type { ConsoleContext } from "./respond";
 
@@ -38,6 +40,27 @@ export function fieldErrorsOf(error: AppError, fields: readonly string[]): Field
     errors[field] ??= message;
   }
   return errors;
+}
+
+/**
+ * A form's values through the API's own input schema (the same rules, the same messages): an
+ * empty field counts as not sent, the `numbers` fields are read as integers, `extra` is merged in
+ * (the path's ids). Errors come keyed by the contract's field names.
+ */
+export function parseForm<S extends z.ZodType>(
+  schema: S,
+  values: FormValues,
+  options: { numbers?: readonly string[]; extra?: Record<string, unknown> } = {},
+): { ok: true; data: z.output<S> } | { ok: false; errors: FieldErrors } {
+  const input: Record<string, unknown> = { ...options.extra };
+  for (const [name, value] of Object.entries(values)) {
+    if (value.trim() === "") continue;
+    input[name] = options.numbers?.includes(name) && /^\s*-?\d{1,16}\s*$/.test(value) ? Number(value) : value;
+  }
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, data: result.data };
+  const error = validationError("body", result.error, input);
+  return { ok: false, errors: fieldErrorsOf(error, Object.keys(values)) };
 }
 
 /** Runs `change`; a VALIDATION_FAILED becomes field errors, anything else is thrown on. */

@@ -3,9 +3,16 @@
 // where it runs, follows in place (the list's region swapped, the URL pushed). A screen reads one
 // page of its list from a service (a keyset or counter-backed read), never the whole table.
 import type { Child } from "hono/jsx";
+import type { ListRead } from "../../lib/list-window";
 import type { ConsoleContext } from "./respond";
 
 export const PAGE_SIZE = 25;
+
+/** A paged read's rows and total (a read with a limit is never a stream). */
+export function pageRows<Row>(read: ListRead<Row>): { rows: Row[]; total: number } {
+  if ("rows" in read) return read;
+  throw new Error("a paged read answered with a stream");
+}
 
 export type Direction = "asc" | "desc";
 

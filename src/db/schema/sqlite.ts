@@ -401,6 +401,25 @@ export const rowCount = sqliteTable(
   (t) => [primaryKey({ columns: [t.tableName, t.slot] })],
 );
 
+// Per-day counts for the console's dashboard (README "Console"), kept in the same transaction as
+// what they count, so a chart of 90 days reads at most 90 × metrics × 8 rows, never the
+// activations themselves. `day` is the UTC date (YYYY-MM-DD), or "" for a running total.
+// Metrics: activation.code|order|manual (activations made that day, by source; the "" rows are the
+// live totals, which deletes lower), code.redeemed ("" only: codes ever redeemed), download (whole
+// archive and APK downloads that day). Triggers of migration 0016 keep the activation and code
+// metrics; the access log adds downloads. `slot` spreads concurrent writers over rows as
+// row_count's does.
+export const dailyCount = sqliteTable(
+  "daily_count",
+  {
+    day: text("day").notNull(),
+    metric: text("metric").notNull(),
+    slot: integer("slot").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.metric, t.slot] })],
+);
+
 // Each book's number of QR codes, kept by triggers like row_count (migration 0004): counting a
 // 200,000-code book's index entries took 26 ms on Postgres. No foreign key: a book's delete
 // cascades to its codes, whose delete trigger brings the row to 0 and removes it.
@@ -611,6 +630,7 @@ export const tables = {
   storeUsermeta,
   rateLimit,
   rowCount,
+  dailyCount,
   bookQrCodeCount,
   shopProduct,
   shopOrder,
