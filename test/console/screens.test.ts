@@ -199,6 +199,16 @@ describe("console screens", () => {
     );
     expect(archive.status).toBe(303);
     expect(textOf(await (await get(`/console/books/${id}`)).text())).toContain("book.zip");
+    // A download is counted on the dashboard's chart of the day (a write of its own, after the answer).
+    const download = await t.call("GET", `/bookversion/${versionId}/download`, {
+      token: (await t.admin()).token,
+    });
+    expect(download.status).toBe(200);
+    await download.arrayBuffer();
+    await Bun.sleep(50);
+    expect(textOf(await (await get("/console")).text())).toContain(
+      "Downloads per day (archives and APKs): 1 in 30 days",
+    );
     const wrongBook = await upload(
       `/console/books/999999/versions/${versionId}/archive`,
       "book.zip",
