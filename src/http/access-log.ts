@@ -12,6 +12,7 @@ import {
   type Outcome,
   observeRequest,
 } from "../metrics/registry";
+import { countDownload } from "../services/dashboard";
 import { clientAddressOf } from "./client-address";
 import { type DeliveryServer, watchDelivery } from "./file-delivery";
 import { isSentFile } from "./file-response";
@@ -28,6 +29,25 @@ const OUTCOME_COUNTERS: Record<string, (outcome: Outcome) => void> = {
   register: countRegistration,
   redeemActivationQrCode: countRedemption,
 };
+
+/**
+ * The downloads the console's dashboard charts per day (README "Console"): a book's archive or an
+ * APK, answered whole, from its first byte, or as a redirect to the bucket (S3_DOWNLOADS=redirect).
+ */
+const CHARTED_DOWNLOADS: ReadonlySet<string> = new Set([
+  "downloadBookVersion",
+  "getNewestBookVersion",
+  "downloadOpdsFile",
+  "downloadApk",
+  "downloadActiveBookapp",
+  "downloadActiveLauncher",
+]);
+
+function isChartedDownload(operationId: string | undefined, method: string, response: Response): boolean {
+  if (operationId === undefined || method !== "GET" || !CHARTED_DOWNLOADS.has(operationId)) return false;
+  if (response.status === 200 || response.status === 302) return true;
+  return response.status === 206 && (response.headers.get("content-range") ?? "").startsWith("bytes 0-");
+}
 
 function outcomeOf(status: number): Outcome | undefined {
   if (status === 429) return "throttled";
@@ -101,6 +121,10 @@ export function recordRequest(
     });
   };
 
+  if (isChartedDownload(operation?.operationId, method, response)) {
+    const { db, clock } = c.get("deps");
+    countDownload(db, logger, clock.now());
+  }
   const noBody = method === "HEAD" || status === 204 || status === 304;
   const declared = response.headers.get("content-length");
   if (isStreamedList(response) || isStreamedBody(response)) {

@@ -43,7 +43,7 @@ function messageOf(issue: ZodError["issues"][number], input: unknown): string {
     : issue.message;
 }
 
-function validationError(target: string, error: ZodError, input: unknown): AppError {
+export function validationError(target: string, error: ZodError, input: unknown): AppError {
   // A JSON body that parsed but is not an object (an array, a string, null) is not a definition.
   if (
     target === "json" &&

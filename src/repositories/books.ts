@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, asc, eq, gte, lt } from "drizzle-orm";
 import type { Database } from "#db";
 import { countRows, deleteById, insertRow, listRows, preparedFindBy, updateById } from "../db/rows";
 import type { ListWindow } from "../lib/list-window";
@@ -20,6 +20,26 @@ export function listBooks(
 
 export function countBooks(db: Database): Promise<number> {
   return countRows(db, db.tables.book);
+}
+
+/**
+ * Books whose title starts with `prefix` (as typed: case counts), by title: a range on
+ * book_title_idx, `limit` rows from `offset` (the console's search reads one page).
+ */
+export function listBooksByTitlePrefix(
+  db: Database,
+  prefix: string,
+  limit: number,
+  offset: number,
+): Promise<BookRow[]> {
+  const { book } = db.tables;
+  return db.orm
+    .select()
+    .from(book)
+    .where(and(gte(book.title, prefix), lt(book.title, `${prefix}\u{10FFFF}`)))
+    .orderBy(asc(book.title), asc(book.id))
+    .limit(limit)
+    .offset(offset);
 }
 
 // A hot read (GET /book/{id}, and every check that a book exists): prepared, built only once.

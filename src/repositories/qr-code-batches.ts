@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { byId, orderByTerms, paged, readAfter, sortTermsOf } from "../db/order-by";
 import { countRows, insertRow } from "../db/rows";
@@ -90,6 +90,36 @@ export async function listQrCodeBatchesOfBook(
   };
   if (after === undefined) return read(undefined, window);
   return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) => read(keyset, { limit }));
+}
+
+/**
+ * A page of all batches (or one book's), newest first, with their counts: the page's ids are read
+ * first (the primary key, or qr_code_batch's book index), so the codes joined are only those of
+ * the `limit` batches shown.
+ */
+export async function listQrCodeBatchesPage(
+  db: Database,
+  limit: number,
+  offset: number,
+  bookId?: number,
+): Promise<QrCodeBatchWithCounts[]> {
+  const { qrCodeBatch } = db.tables;
+  const ids = await db.orm
+    .select({ id: qrCodeBatch.id })
+    .from(qrCodeBatch)
+    .where(bookId === undefined ? undefined : eq(qrCodeBatch.bookId, bookId))
+    .orderBy(desc(qrCodeBatch.id))
+    .limit(limit)
+    .offset(offset);
+  if (ids.length === 0) return [];
+  const rows = await batchesWithCounts(
+    db,
+    inArray(
+      qrCodeBatch.id,
+      ids.map((row) => row.id),
+    ),
+  ).orderBy(desc(qrCodeBatch.id));
+  return rows.map(withCounts);
 }
 
 export function countQrCodeBatchesOfBook(db: Database, bookId: number): Promise<number> {

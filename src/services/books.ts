@@ -15,6 +15,16 @@ export function listBooks(
   return pageOf(db, window, books.listBooks, books.countBooks);
 }
 
+/** The console's book search: titles starting with `prefix`, one page (README "Console"). */
+export function searchBooksByTitle(
+  db: Database,
+  prefix: string,
+  limit: number,
+  offset: number,
+): Promise<books.BookRow[]> {
+  return books.listBooksByTitlePrefix(db, prefix, limit, offset);
+}
+
 export function countBooks(db: Database): Promise<number> {
   return books.countBooks(db);
 }

@@ -34,6 +34,16 @@ export const listQrCodeBatchesOfBook = ofExistingBook(
     ),
 );
 
+/** The console's list of print runs (README "Console"): one page, newest first, all or one book's. */
+export function listQrCodeBatchesPage(
+  db: Database,
+  limit: number,
+  offset: number,
+  bookId?: number,
+): Promise<batches.QrCodeBatchWithCounts[]> {
+  return batches.listQrCodeBatchesPage(db, limit, offset, bookId);
+}
+
 /** Every code of the batch on or off in one statement; answers the batch with its new counts. */
 export async function setQrCodeBatchEnabled(
   db: Database,

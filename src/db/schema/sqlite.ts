@@ -247,6 +247,32 @@ export const userSession = sqliteTable(
   (t) => [index("user_session_user_idx").on(t.userUuid), index("user_session_expires_idx").on(t.expiresAt)],
 );
 
+// Console sessions (README "Console"): a staff member signed in to /console in a browser, apart from
+// the API's user_session (a Bearer token never opens the console, the console's cookie never the
+// API). The id is 256 random bits held only in the browser's cookie; the row is keyed by its
+// SHA-256. Re-read against the store at least every 30 s, like an API session (is_admin,
+// password_stamp, checked_at); the cleanup job deletes rows past expires_at or idle.
+export const consoleSession = sqliteTable(
+  "console_session",
+  {
+    id: text("id").primaryKey(),
+    userUuid: text("user_uuid").notNull(),
+    storeUserId: text("store_user_id").notNull(),
+    email: text("email").notNull(),
+    createdAt: time("created_at").notNull(),
+    lastSeenAt: time("last_seen_at").notNull(),
+    expiresAt: time("expires_at").notNull(),
+    isAdmin: bool("is_admin").notNull(),
+    passwordStamp: text("password_stamp").notNull(),
+    checkedAt: time("checked_at").notNull(),
+  },
+  (t) => [
+    index("console_session_user_idx").on(t.userUuid),
+    index("console_session_expires_idx").on(t.expiresAt),
+    index("console_session_last_seen_idx").on(t.lastSeenAt),
+  ],
+);
+
 // Device tokens (app passwords, README "Reading apps"): HTTP Basic passwords for reading apps,
 // good only on the operations of their scopes. Only digests of a token are kept. An ended token
 // (revoked_at set, or past expires_at) stays 30 days, then the cleanup job deletes it; the live
@@ -390,6 +416,25 @@ export const rowCount = sqliteTable(
     n: integer("n").notNull(),
   },
   (t) => [primaryKey({ columns: [t.tableName, t.slot] })],
+);
+
+// Per-day counts for the console's dashboard (README "Console"), kept in the same transaction as
+// what they count, so a chart of 90 days reads at most 90 × metrics × 8 rows, never the
+// activations themselves. `day` is the UTC date (YYYY-MM-DD), or "" for a running total.
+// Metrics: activation.code|order|manual (activations made that day, by source; the "" rows are the
+// live totals, which deletes lower), code.redeemed ("" only: codes ever redeemed), download (whole
+// archive and APK downloads that day). Triggers of migration 0016 keep the activation and code
+// metrics; the access log adds downloads. `slot` spreads concurrent writers over rows as
+// row_count's does.
+export const dailyCount = sqliteTable(
+  "daily_count",
+  {
+    day: text("day").notNull(),
+    metric: text("metric").notNull(),
+    slot: integer("slot").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.metric, t.slot] })],
 );
 
 // Each book's number of QR codes, kept by triggers like row_count (migration 0004): counting a
@@ -591,6 +636,7 @@ export const tables = {
   activation,
   apk,
   userSession,
+  consoleSession,
   deviceToken,
   entitlementKey,
   activationEnd,
@@ -601,6 +647,7 @@ export const tables = {
   storeUsermeta,
   rateLimit,
   rowCount,
+  dailyCount,
   bookQrCodeCount,
   shopProduct,
   shopOrder,
