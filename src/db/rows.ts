@@ -157,15 +157,18 @@ export interface RowGroup {
  * ORDER BY id is one the primary key also serves, and the planner prices that scan as if the
  * book's rows were spread evenly over the ids (a share of them per page's worth of ids). A print
  * run's codes and their activations lie together, often at the end of the ids (issue 41): that
- * scan then reads the whole table for a page. Written as a range of one value, the column is not
- * constant to the planner, so ORDER BY book_id, field, id is served by a (book_id, field, id)
- * index read in order or by a sort, never by an index that lacks book_id; the range reads exactly
- * the rows equality does, on SQLite as well (test/db/book-list-plans.test.ts checks both plans).
+ * scan then reads the whole table for a page. Written on Postgres as a range of one value, the
+ * column is not constant to the planner, so ORDER BY book_id, field, id is served by a (book_id,
+ * field, id) index read in order (a keyset's `id > last` still seeks: a btree scan starts from
+ * `>=` and the next column's bound), or by a sort of what a narrower bound keeps, never by an index
+ * that lacks book_id. SQLite's planner takes a book's index for equality already, and a range
+ * there would stop its index seek at book_id (a keyset chunk would scan the book from its start),
+ * so it keeps `=`. test/db/book-list-plans.test.ts checks both databases' plans.
  */
-function groupOrder(group: RowGroup, first: SortTerm<never>): { where: SQL; leading: SQL[] } {
+function groupOrder(db: Database, group: RowGroup, first: SortTerm<never>): { where: SQL; leading: SQL[] } {
   const { column, value } = group;
-  const where = and(gte(column, value), lte(column, value)) as SQL;
-  if (first.column === column) return { where, leading: [] };
+  const where =
+    db.dialect === "postgres" ? (and(gte(column, value), lte(column, value)) as SQL) : eq(column, value);
   return { where, leading: [first.direction === "desc" ? desc(column) : asc(column)] };
 }
 
@@ -184,14 +187,21 @@ export async function listRows<T extends KeyedTable>(
   group?: RowGroup,
 ): Promise<RowOf<T>[]> {
   const columns: Record<string, AnyColumn> = getTableColumns(table);
+  // A term on a column already ordered by (`sort=id` and the id tie-breaker; the group's column,
+  // the same in every row of the group) orders nothing, and in a keyset it would be a branch of
+  // its own (an empty one, or for the group's column an equality that lets Postgres's planner
+  // treat it as constant again: groupOrder).
   const termsOf = (order: Pick<ListWindow<string>, "sort">) =>
-    sortTermsOf<string, RowOf<T>>(order, columns, byId(table.id) as SortTerm<RowOf<T>>);
+    sortTermsOf<string, RowOf<T>>(order, columns, byId(table.id) as SortTerm<RowOf<T>>).filter(
+      (term, index, terms) =>
+        term.column !== group?.column && terms.findIndex((other) => other.column === term.column) === index,
+    );
   const read = (
     terms: SortTerm<RowOf<T>>[],
     keyset: SQL | undefined,
     slice: Pick<ListWindow, "limit" | "offset">,
   ) => {
-    const grouped = group && groupOrder(group, terms[0] as SortTerm<never>);
+    const grouped = group && groupOrder(db, group, terms[0] as SortTerm<never>);
     return paged(
       queriesOf<T>(db)
         .select()

@@ -9,6 +9,7 @@
 import { Database as Sqlite } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
+import { eq } from "drizzle-orm";
 import { drizzle as drizzleBunSql } from "drizzle-orm/bun-sql";
 import { drizzle as drizzleBunSqlite } from "drizzle-orm/bun-sqlite";
 import type { Database } from "#db";
@@ -27,6 +28,9 @@ const BIG_RUN = (BOOKS - 1) * PER_RUN;
 const BIG_BOOK = 1;
 const ROWS = BOOKS * PER_RUN + BIG_RUN;
 const PAGE = 20;
+
+type Sort = { field: string; direction: "asc" | "desc" }[];
+type Row = { id: number } & Record<string, unknown>;
 
 interface Statement {
   sql: string;
@@ -118,22 +122,22 @@ describe(`a book's lists on skewed data (${testDialect}): the planner's choice`,
       name: "GET /activation-qr-code/ofbook/{bookId}",
       table: "activation_qr_code",
       fields: qrCodeSortFields,
-      read: (bookId: number, sort: { field: string; direction: "asc" | "desc" }[]) =>
-        listQrCodes(db, { bookId }, { sort: sort as never, limit: PAGE, offset: 0 }),
+      read: (bookId: number, sort: Sort, after?: Row) =>
+        listQrCodes(db, { bookId }, { sort: sort as never, limit: PAGE, offset: 0 }, after as never),
     },
     {
       name: "GET /book/{id}/activations",
       table: "activation",
       fields: activationSortFields,
-      read: (bookId: number, sort: { field: string; direction: "asc" | "desc" }[]) =>
-        listActivations(db, { sort: sort as never, limit: PAGE, offset: 0 }, { bookId }),
+      read: (bookId: number, sort: Sort, after?: Row) =>
+        listActivations(db, { sort: sort as never, limit: PAGE, offset: 0 }, { bookId }, after as never),
     },
   ] as const;
   const column = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
   for (const list of lists) {
     const sorts = [
-      { label: "unsorted", sort: [] as { field: string; direction: "asc" | "desc" }[] },
+      { label: "unsorted", sort: [] as Sort },
       ...list.fields.flatMap((field) =>
         (["asc", "desc"] as const).map((direction) => ({
           label: `sort=${field},${direction}`,
@@ -145,26 +149,66 @@ describe(`a book's lists on skewed data (${testDialect}): the planner's choice`,
       test(`${list.name} ${label}: page 0 of the big book read in order from a book index`, async () => {
         caught = [];
         const rows = await list.read(BIG_BOOK, sort);
-        const order =
-          sort.length === 0
-            ? "id"
-            : `${column(sort[0]!.field)} ${sort[0]!.direction}, id ${sort[0]!.direction}`;
-        const expected = await idsOf(
-          `SELECT id FROM ${list.table} WHERE book_id = ${BIG_BOOK} ORDER BY ${order} LIMIT ${PAGE}`,
-        );
-        expect(rows.map((row) => row.id)).toEqual(expected);
+        expect(rows.map((row) => row.id)).toEqual(await idsOf(referenceOf(list.table, sort)));
         expect(caught).toHaveLength(1);
-        for (const plan of await planOf(caught[0]!)) {
-          const text = plan.join("\n");
-          const indexes = [
-            ...text.matchAll(/(?:USING (?:COVERING )?INDEX|using|Bitmap Index Scan on) (\w+)/g),
-          ].map((match) => match[1]);
-          expect(indexes.length).toBeGreaterThan(0);
-          for (const index of indexes) expect(index).toStartWith(`${list.table}_book_`);
-          // No scan of the table, no sort of the book's rows (Postgres: Sort; SQLite: a temp b-tree).
-          expect(text).not.toMatch(/Seq Scan|\bSort\b|TEMP B-TREE|^SCAN /m);
-        }
+        await expectBookIndexIn(list.table, caught);
       });
+      // A whole list's chunks (db/order-by.ts readAfter) are read by the same indexes, each from
+      // where the last ended: on SQLite an index seek on (book_id = ?, …, id > ?).
+      test(`${list.name} ${label}: a chunk after the middle of the big book from a book index`, async () => {
+        const whole = await idsOf(referenceOf(list.table, sort, ROWS));
+        const middle = whole[Math.floor(whole.length / 2)]!;
+        const afterRow = (await rowById(list.table, middle)) as Row;
+        caught = [];
+        const rows = await list.read(BIG_BOOK, sort, afterRow);
+        const at = whole.indexOf(middle);
+        expect(rows.map((row) => row.id)).toEqual(whole.slice(at + 1, at + 1 + PAGE));
+        expect(caught.length).toBeGreaterThan(0);
+        await expectBookIndexIn(list.table, caught);
+      });
+    }
+  }
+
+  /** The big book's ids in `sort`'s order, by a plain statement. */
+  function referenceOf(table: string, sort: Sort, limit = PAGE): string {
+    const order =
+      sort.length === 0 ? "id" : `${column(sort[0]!.field)} ${sort[0]!.direction}, id ${sort[0]!.direction}`;
+    return `SELECT id FROM ${table} WHERE book_id = ${BIG_BOOK} ORDER BY ${order} LIMIT ${limit}`;
+  }
+
+  /** A row as the repository maps it, for a keyset's `after`. */
+  async function rowById(table: string, id: number): Promise<unknown> {
+    const { activation, activationQrCode } = db.tables;
+    const target = table === "activation" ? activation : activationQrCode;
+    const orm = db.orm as unknown as {
+      select(): { from(t: unknown): { where(c: unknown): Promise<unknown[]> } };
+    };
+    const [row] = await orm.select().from(target).where(eq(target.id, id));
+    return row;
+  }
+
+  /** Every plan of the statements reads from an index of `table` that leads with book_id, in order. */
+  async function expectBookIndexIn(table: string, statements: Statement[]) {
+    for (const statement of statements) {
+      for (const plan of await planOf(statement)) {
+        const text = plan.join("\n");
+        const indexes = [
+          ...text.matchAll(/(?:USING (?:COVERING )?INDEX|using|Bitmap Index Scan on) (\w+)/g),
+        ].map((match) => match[1]);
+        expect(indexes.length).toBeGreaterThan(0);
+        // A keyset's tie-group branch (`created_at = last's AND id > last's`) may seek in the
+        // (created_at, id) index instead and sort what it finds: that one time's rows, at most a
+        // batch's.
+        const tieGroup = /Index Cond: \(\(created_at = [^)]*\) AND \(id [<>]/.test(text);
+        for (const index of indexes) {
+          expect(index).toStartWith(
+            tieGroup && index === `${table}_created_at_idx` ? index : `${table}_book_`,
+          );
+        }
+        // No scan of the table, no sort of the book's rows (Postgres: Sort; SQLite: a temp b-tree),
+        // but for the tie group's few.
+        expect(text).not.toMatch(tieGroup ? /Seq Scan|^SCAN /m : /Seq Scan|\bSort\b|TEMP B-TREE|^SCAN /m);
+      }
     }
   }
 });
@@ -173,14 +217,22 @@ describe(`a book's lists on skewed data (${testDialect}): the planner's choice`,
  * The statement's plan for these values, and its generic plan: the app's driver prepares each
  * statement once per connection, and after five runs Postgres may keep one plan for any values.
  */
+let prepared = 0;
+
 async function postgresPlans(client: SQL, { sql, params }: Statement): Promise<string[][]> {
   const lines = (rows: { "QUERY PLAN": string }[]) => rows.map((row) => row["QUERY PLAN"]);
   const custom = lines(await client.unsafe(`EXPLAIN ${sql}`, params));
+  const literal = (value: unknown) =>
+    typeof value === "number"
+      ? String(value)
+      : `'${(value instanceof Date ? value.toISOString() : String(value)).replace(/'/g, "''")}'`;
+  // PREPARE outlives a rolled-back transaction: a name of its own each time.
+  const name = `book_list_plan_${++prepared}`;
   const generic = await client.begin(async (tx) => {
     await tx.unsafe("SET LOCAL plan_cache_mode = force_generic_plan");
-    await tx.unsafe(`PREPARE book_list_plan AS ${sql}`);
-    const rows = await tx.unsafe(`EXPLAIN EXECUTE book_list_plan(${params.map(Number).join(", ")})`);
-    await tx.unsafe("DEALLOCATE book_list_plan");
+    await tx.unsafe(`PREPARE ${name} AS ${sql}`);
+    const rows = await tx.unsafe(`EXPLAIN EXECUTE ${name}(${params.map(literal).join(", ")})`);
+    await tx.unsafe(`DEALLOCATE ${name}`);
     return lines(rows);
   });
   return [custom, generic];
