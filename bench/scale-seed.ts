@@ -6,13 +6,20 @@
 //
 // The layout is arithmetic, so the bench can name rows without asking the database:
 // - book i (1…books) has versions 3i-2…3i (version codes 1–3; the third has an archive);
-// - QR code k (0…100·books-1) has id k+1 and belongs to book (k mod books)+1; codes below
-//   50·books are redeemed (one slot each), the rest are fresh;
+// - codes come in print runs, each a contiguous range of ids, as a real run's codes are made in
+//   one batch: run p (0…books-1) holds ids 100p+1…100p+100 and belongs to book runBook(p); the runs
+//   follow no book order (book p·STRIDE mod (books-1) + 2, for p below books-1), so a book's id is
+//   no guide to where its codes are, and book 1, the big book, printed its 100 last (run books-1);
+//   the first 50 codes of each run are redeemed (one slot each), the rest are fresh;
 // - user u (1…10·books) has uuid uuidOf(u) and five activations, of books (5u+13m mod books)+1 for
-//   m = 0…4: every book gets 50 of them, the r-th (r = (u-1) div (books/5)) from its code
-//   k = (book-1) + books·r;
-// - book 1 is the big book: besides its 100 it holds one batch (id 1) of 200,000 codes, the first
-//   2,000 of them redeemed by the first 2,000 users who do not hold it yet.
+//   m = 0…4: every book gets 50 of them, the r-th (r = (u-1) div (books/5)) from its run's code r,
+//   with id 50p+r+1 (p its run) and a creation time in id order: a run's activations are a
+//   contiguous range too;
+// - book 1 is the big book: after its run of 100 it holds one batch (id 1) of 200,000 codes (ids
+//   100·books+1 on), the first 2,000 of them redeemed by the first 2,000 users who do not hold it
+//   yet (activation ids 50·books+1 on). All of book 1's codes and activations are at the end of
+//   their id ranges, and of the creation times: the skew that a planner expecting them spread
+//   over the table pays for (issue 41).
 import { Database as Sqlite } from "bun:sqlite";
 import { SQL } from "bun";
 import { isPostgresUrl, sqlitePathFromUrl } from "../src/db/client";
@@ -42,6 +49,35 @@ export const BIG_BATCH_ID = 1;
 export const BIG_BATCH_CODES = 200_000;
 const BIG_BATCH_REDEEMED = 2_000;
 const CODE_CHUNK = 100_000;
+/**
+ * The step between the books of consecutive print runs: prime, and so coprime to books-1 at every
+ * size (999, 9,999, 99,999), which makes runBook a permutation of books 2…books.
+ */
+const RUN_STRIDE = 7919;
+
+/** The book of print run p (0…books-1): scattered over books 2…books, the last run book 1's. */
+export function runBook(books: number, p: number): number {
+  return p === books - 1 ? BIG_BOOK_ID : ((p * RUN_STRIDE) % (books - 1)) + 2;
+}
+
+/** The print run of book b, runBook's inverse. */
+export function runOf(books: number, book: number): number {
+  return book === BIG_BOOK_ID
+    ? books - 1
+    : Number((BigInt(book - 2) * strideInverse(books)) % BigInt(books - 1));
+}
+
+/** RUN_STRIDE's inverse modulo books-1 (extended Euclid). */
+function strideInverse(books: number): bigint {
+  const m = BigInt(books - 1);
+  let [r0, r1, s0, s1] = [BigInt(RUN_STRIDE) % m, m, 1n, 0n];
+  while (r1 !== 0n) {
+    const q = r0 / r1;
+    [r0, r1] = [r1, r0 - q * r1];
+    [s0, s1] = [s1, s0 - q * s1];
+  }
+  return ((s0 % m) + m) % m;
+}
 
 /** What a size comes to, row by row (the issue's table). */
 export function countsOf(size: ScaleSize) {
@@ -149,19 +185,23 @@ async function seedRows(d: Dialect, size: ScaleSize): Promise<Omit<Seeded, "seco
      VALUES (${BIG_BATCH_ID}, ${BIG_BOOK_ID}, 'big print run', 1, NULL, ${at("0")})`,
   );
 
-  // The codes: k is the code's place (id k+1); the first of each kind are redeemed.
+  // The codes: k is the code's place (id k+1), k div 100 its print run (runBook), the first of
+  // each run redeemed.
   const regular = books * CODES_PER_BOOK;
   const freshCodes: string[] = [];
+  // The fresh codes of runs 0…19 (twenty books other than the big one): one redemption each.
+  const freshPlaces = Array.from({ length: 20 }, (_, p) => p * CODES_PER_BOOK + REDEEMED_PER_BOOK);
   for (let start = 0; start < n.qrCodes; start += CODE_CHUNK) {
     const codes = Array.from({ length: Math.min(CODE_CHUNK, n.qrCodes - start) }, generateActivationCode);
     const k = `(${start} + c.n)`;
     const big = `${k} >= ${regular}`;
-    const redeemed = `(CASE WHEN ${big} THEN ${k} - ${regular} < ${BIG_BATCH_REDEEMED} ELSE ${k} < ${REDEEMED_PER_BOOK * books} END)`;
+    const book = `CASE WHEN ${k} >= ${(books - 1) * CODES_PER_BOOK} THEN ${BIG_BOOK_ID}
+                  ELSE (${k} / ${CODES_PER_BOOK}) * ${RUN_STRIDE} % ${books - 1} + 2 END`;
+    const redeemed = `(CASE WHEN ${big} THEN ${k} - ${regular} < ${BIG_BATCH_REDEEMED} ELSE ${k} % ${CODES_PER_BOOK} < ${REDEEMED_PER_BOOK} END)`;
     await d.exec(
       `INSERT INTO activation_qr_code (id, book_id, batch_id, code, enabled, max_activations, activation_count,
          label, expires_at, created_at, updated_at, first_redeemed_at)
-       SELECT ${k} + 1, CASE WHEN ${big} THEN ${BIG_BOOK_ID} ELSE ${k} % ${books} + 1 END,
-              CASE WHEN ${big} THEN ${BIG_BATCH_ID} END, c.code, ${d.bool(true)}, 1,
+       SELECT ${k} + 1, ${book}, CASE WHEN ${big} THEN ${BIG_BATCH_ID} END, c.code, ${d.bool(true)}, 1,
               CASE WHEN ${redeemed} THEN 1 ELSE 0 END,
               CASE WHEN ${big} THEN 'big print run' ELSE 'scale bench' END, NULL,
               ${at(`${k} * 100`)}, ${at(`${k} * 100`)},
@@ -169,30 +209,37 @@ async function seedRows(d: Dialect, size: ScaleSize): Promise<Omit<Seeded, "seco
        FROM ${d.codes}`,
       [d.codesParam(codes)],
     );
-    // Fresh regular codes of books 2…21: one redemption each.
-    const firstFresh = REDEEMED_PER_BOOK * books + 1;
-    for (let place = firstFresh; place < firstFresh + 20; place++) {
+    for (const place of freshPlaces) {
       if (place >= start && place < start + codes.length) freshCodes.push(codes[place - start]!);
     }
   }
 
+  // A book's r-th activation: id 50p+r+1 and code 100p+r+1 of its run p (runOf, in SQL), inserted
+  // in id order as the app would have made them.
   const perClass = books / 5;
+  const run = `CASE WHEN b.book = ${BIG_BOOK_ID} THEN ${books - 1}
+               ELSE (b.book - 2) * ${strideInverse(books)} % ${books - 1} END`;
+  const activationId = `a.p * ${REDEEMED_PER_BOOK} + a.r + 1`;
   await d.exec(
-    `INSERT INTO activation (book_id, user_uuid, qr_code_id, created_at, updated_at)
-     SELECT b.book, ${d.uuid("b.u")}, (b.book - 1) + ${books} * ((b.u - 1) / ${perClass}) + 1,
-            ${at("b.i * 1000")}, ${at("b.i * 1000")}
-     FROM (SELECT i, (i - 1) / ${ACTIVATIONS_PER_USER} + 1 AS u,
-                  (((i - 1) / ${ACTIVATIONS_PER_USER} + 1) * 5 + ((i - 1) % ${ACTIVATIONS_PER_USER}) * 13) % ${books} + 1 AS book
-           FROM ${d.series(n.users * ACTIVATIONS_PER_USER)}) AS b`,
+    `INSERT INTO activation (id, book_id, user_uuid, qr_code_id, created_at, updated_at)
+     SELECT ${activationId}, a.book, ${d.uuid("a.u")}, a.p * ${CODES_PER_BOOK} + a.r + 1,
+            ${at(`(${activationId}) * 1000`)}, ${at(`(${activationId}) * 1000`)}
+     FROM (SELECT b.u, b.book, (b.u - 1) / ${perClass} AS r, ${run} AS p
+           FROM (SELECT (i - 1) / ${ACTIVATIONS_PER_USER} + 1 AS u,
+                        (((i - 1) / ${ACTIVATIONS_PER_USER} + 1) * 5 + ((i - 1) % ${ACTIVATIONS_PER_USER}) * 13) % ${books} + 1 AS book
+                 FROM ${d.series(n.users * ACTIVATIONS_PER_USER)}) AS b) AS a
+     ORDER BY 1`,
   );
+  const firstBig = REDEEMED_PER_BOOK * books;
   await d.exec(
-    `INSERT INTO activation (book_id, user_uuid, qr_code_id, created_at, updated_at)
-     SELECT ${BIG_BOOK_ID}, ${d.uuid("t.i")}, ${regular} + t.rn, ${at(`${n.activations * 1000} + t.rn * 1000`)},
-            ${at(`${n.activations * 1000} + t.rn * 1000`)}
+    `INSERT INTO activation (id, book_id, user_uuid, qr_code_id, created_at, updated_at)
+     SELECT ${firstBig} + t.rn, ${BIG_BOOK_ID}, ${d.uuid("t.i")}, ${regular} + t.rn, ${at(`(${firstBig} + t.rn) * 1000`)},
+            ${at(`(${firstBig} + t.rn) * 1000`)}
      FROM (SELECT i, row_number() OVER (ORDER BY i) AS rn
            FROM (SELECT i FROM ${d.series(BIG_BATCH_REDEEMED + 2 * REDEEMED_PER_BOOK)}
                  WHERE NOT EXISTS (SELECT 1 FROM activation a WHERE a.user_uuid = ${d.uuid("i")} AND a.book_id = ${BIG_BOOK_ID})
-                 ORDER BY i LIMIT ${BIG_BATCH_REDEEMED}) AS free) AS t`,
+                 ORDER BY i LIMIT ${BIG_BATCH_REDEEMED}) AS free) AS t
+     ORDER BY 1`,
   );
   return { freshCodes, someQrCodeId: regular + BIG_BATCH_REDEEMED + 1 };
 }
@@ -252,7 +299,14 @@ function postgresDialect(url: string) {
     dialect,
     async finish() {
       // Explicit ids leave the identity sequences behind; the app's next insert must not collide.
-      for (const table of ["book", "book_version", "store_user", "qr_code_batch", "activation_qr_code"]) {
+      for (const table of [
+        "book",
+        "book_version",
+        "store_user",
+        "qr_code_batch",
+        "activation_qr_code",
+        "activation",
+      ]) {
         await sql.unsafe(
           `SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT max(id) FROM ${table}))`,
         );

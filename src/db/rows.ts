@@ -1,7 +1,19 @@
 // What every resource's repository does with its own table: insert a row; find, update or delete
 // one by id; count; list a window of them; and the prepared look-ups of the hot reads. Each is one
 // statement, and the writes go through queuedWrite (the door) like every other write.
-import { type AnyColumn, and, count, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import {
+  type AnyColumn,
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gte,
+  lte,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { Database } from "#db";
 import type { ListWindow } from "../lib/list-window";
 import { byId, orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "./order-by";
@@ -131,10 +143,40 @@ export async function countRows(db: Database, table: AnyTable, where?: SQL): Pro
 }
 
 /**
+ * The rows of one value of a column that leads the indexes of a list's orders: a book's codes or
+ * activations, read from (book_id, field, id) indexes.
+ */
+export interface RowGroup {
+  column: AnyColumn;
+  value: number;
+}
+
+/**
+ * A group's filter and the first term of its ORDER BY, in the direction of the list's first term.
+ * Postgres treats a column held equal to a constant as already sorted, so with `book_id = 1` an
+ * ORDER BY id is one the primary key also serves, and the planner prices that scan as if the
+ * book's rows were spread evenly over the ids (a share of them per page's worth of ids). A print
+ * run's codes and their activations lie together, often at the end of the ids (issue 41): that
+ * scan then reads the whole table for a page. Written on Postgres as a range of one value, the
+ * column is not constant to the planner, so ORDER BY book_id, field, id is served by a (book_id,
+ * field, id) index read in order (a keyset's `id > last` still seeks: a btree scan starts from
+ * `>=` and the next column's bound), or by a sort of what a narrower bound keeps, never by an index
+ * that lacks book_id. SQLite's planner takes a book's index for equality already, and a range
+ * there would stop its index seek at book_id (a keyset chunk would scan the book from its start),
+ * so it keeps `=`. test/db/book-list-plans.test.ts checks both databases' plans.
+ */
+function groupOrder(db: Database, group: RowGroup, first: SortTerm<never>): { where: SQL; leading: SQL[] } {
+  const { column, value } = group;
+  const where =
+    db.dialect === "postgres" ? (and(gte(column, value), lte(column, value)) as SQL) : eq(column, value);
+  return { where, leading: [first.direction === "desc" ? desc(column) : asc(column)] };
+}
+
+/**
  * The rows `where` keeps (all without it), in the window's order (then by id) and page; a page
  * past the middle of a counted list is read from its end (page-read.ts). With `after` (the last
  * row of the previous chunk), the rows that follow it in that order: a whole list read chunk by
- * chunk by keyset, never by a growing OFFSET.
+ * chunk by keyset, never by a growing OFFSET. With `group`, only that group's rows (groupOrder).
  */
 export async function listRows<T extends KeyedTable>(
   db: Database,
@@ -142,24 +184,34 @@ export async function listRows<T extends KeyedTable>(
   window: ListWindow<ColumnOf<T>>,
   where?: SQL,
   after?: RowOf<T>,
+  group?: RowGroup,
 ): Promise<RowOf<T>[]> {
   const columns: Record<string, AnyColumn> = getTableColumns(table);
+  // A term on a column already ordered by (`sort=id` and the id tie-breaker; the group's column,
+  // the same in every row of the group) orders nothing, and in a keyset it would be a branch of
+  // its own (an empty one, or for the group's column an equality that lets Postgres's planner
+  // treat it as constant again: groupOrder).
   const termsOf = (order: Pick<ListWindow<string>, "sort">) =>
-    sortTermsOf<string, RowOf<T>>(order, columns, byId(table.id) as SortTerm<RowOf<T>>);
+    sortTermsOf<string, RowOf<T>>(order, columns, byId(table.id) as SortTerm<RowOf<T>>).filter(
+      (term, index, terms) =>
+        term.column !== group?.column && terms.findIndex((other) => other.column === term.column) === index,
+    );
   const read = (
     terms: SortTerm<RowOf<T>>[],
     keyset: SQL | undefined,
     slice: Pick<ListWindow, "limit" | "offset">,
-  ) =>
-    paged(
+  ) => {
+    const grouped = group && groupOrder(db, group, terms[0] as SortTerm<never>);
+    return paged(
       queriesOf<T>(db)
         .select()
         .from(table)
-        .where(and(where, keyset))
-        .orderBy(...orderByTerms(terms))
+        .where(and(grouped?.where, where, keyset))
+        .orderBy(...(grouped?.leading ?? []), ...orderByTerms(terms))
         .$dynamic(),
       slice,
     );
+  };
   if (after !== undefined) {
     const terms = termsOf(window);
     return readAfter(terms, after, db.dialect, window.limit, (keyset, limit) =>

@@ -92,7 +92,11 @@ export function listActivations(
   filter: ActivationFilter = {},
   after?: ActivationRow,
 ): Promise<ActivationRow[]> {
-  return listRows(db, db.tables.activation, window, whereOf(db, filter), after);
+  const { activation } = db.tables;
+  const { bookId, ...rest } = filter;
+  // A book's activations by the (book_id, field, id) indexes, whatever the planner thinks of the book.
+  const book = bookId === undefined ? undefined : { column: activation.bookId, value: bookId };
+  return listRows(db, activation, window, whereOf(db, rest), after, book);
 }
 
 export function countActivations(db: Database, filter: ActivationFilter = {}): Promise<number> {

@@ -1,5 +1,5 @@
 // The dashboard's per-day counts (README "Console"): rows of daily_count, summed over their slots.
-// Activations and redeemed codes are counted by the triggers of migration 0016; downloads here.
+// Activations and redeemed codes are counted by the triggers of migration 0017; downloads here.
 import { and, eq, gte, ne, sql, sum } from "drizzle-orm";
 import type { Database } from "#db";
 import { countedRows } from "../db/row-counts";

@@ -45,7 +45,11 @@ export function listQrCodes(
   window: ListWindow<QrCodeSortField> = { sort: [] },
   after?: QrCodeRow,
 ): Promise<QrCodeRow[]> {
-  return listRows(db, db.tables.activationQrCode, window, whereOf(db, filter), after);
+  const { activationQrCode: q } = db.tables;
+  const { bookId, ...rest } = filter;
+  // A book's codes by the (book_id, field, id) indexes, whatever the planner thinks of the book.
+  const book = bookId === undefined ? undefined : { column: q.bookId, value: bookId };
+  return listRows(db, q, window, whereOf(db, rest), after, book);
 }
 
 export function countQrCodes(db: Database, filter: QrCodeFilter = {}): Promise<number> {

@@ -1,5 +1,5 @@
 // The console's dashboard figures (README "Console"): every number from a counter row (row_count,
-// migration 0004) or a per-day rollup (daily_count, migration 0016), so the page costs the same
+// migration 0004) or a per-day rollup (daily_count, migration 0017), so the page costs the same
 // at five million activations as at five. Downloads are counted here as the access log sees them.
 import type { Database } from "#db";
 import type { Logger } from "../lib/logger";

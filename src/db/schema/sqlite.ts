@@ -177,6 +177,9 @@ export const activation = sqliteTable(
     uniqueIndex("activation_user_book_uq").on(t.userUuid, t.bookId),
     index("activation_book_idx").on(t.bookId),
     index("activation_qr_code_idx").on(t.qrCodeId),
+    // A book's activations by creation time (GET /book/{id}/activations?sort=createdAt): a page
+    // reads its rows, not the book's every activation sorted.
+    index("activation_book_created_at_idx").on(t.bookId, t.createdAt),
     index("activation_created_at_idx").on(t.createdAt),
     // One reader's shelf newest first, read in order and cut at its page: My books and its OPDS
     // feed cost their page, not the reader's every book.
@@ -423,7 +426,7 @@ export const rowCount = sqliteTable(
 // activations themselves. `day` is the UTC date (YYYY-MM-DD), or "" for a running total.
 // Metrics: activation.code|order|manual (activations made that day, by source; the "" rows are the
 // live totals, which deletes lower), code.redeemed ("" only: codes ever redeemed), download (whole
-// archive and APK downloads that day). Triggers of migration 0016 keep the activation and code
+// archive and APK downloads that day). Triggers of migration 0017 keep the activation and code
 // metrics; the access log adds downloads. `slot` spreads concurrent writers over rows as
 // row_count's does.
 export const dailyCount = sqliteTable(

@@ -1,0 +1,1 @@
+CREATE INDEX "activation_book_created_at_idx" ON "activation" USING btree ("book_id","created_at","id");
