@@ -9,6 +9,7 @@ import {
   inArray,
   isNotNull,
   isNull,
+  lte,
   or,
   type Placeholder,
   type SQL,
@@ -31,10 +32,29 @@ export interface ActivationFields {
   qrCodeId?: number | null;
 }
 
-/** Which activations a list or count covers: all, one user's, or one book's. */
+/**
+ * Where an activation came from, as its row records it: `code` when a QR code was redeemed on it
+ * (also on a shop order's activation, which the code then keeps past a refund), `order` when a
+ * shop order alone granted it, `manual` when an admin gave it by hand (POST /activation).
+ */
+export const activationSources = ["code", "order", "manual"] as const;
+export type ActivationSource = (typeof activationSources)[number];
+
+/** Which activations a list or count covers; every given filter must hold. */
 export interface ActivationFilter {
-  userUuid?: string;
-  bookId?: number;
+  userUuid?: string | undefined;
+  bookId?: number | undefined;
+  source?: ActivationSource | undefined;
+  /** createdAt at or after. */
+  from?: Date | undefined;
+  /** createdAt at or before. */
+  to?: Date | undefined;
+}
+
+/** The source as SQL: the expression of the indexes activation_source_idx and …_created_at_idx. */
+function sourceOf(db: Database): SQL {
+  const { activation } = db.tables;
+  return sql`(CASE WHEN ${activation.qrCodeId} IS NOT NULL THEN 'code' WHEN ${activation.shopOrderId} IS NOT NULL THEN 'order' ELSE 'manual' END)`;
 }
 
 function whereOf(db: Database, filter: ActivationFilter): SQL | undefined {
@@ -42,6 +62,9 @@ function whereOf(db: Database, filter: ActivationFilter): SQL | undefined {
   return and(
     filter.userUuid === undefined ? undefined : eq(activation.userUuid, filter.userUuid),
     filter.bookId === undefined ? undefined : eq(activation.bookId, filter.bookId),
+    filter.source === undefined ? undefined : sql`${sourceOf(db)} = ${filter.source}`,
+    filter.from === undefined ? undefined : gte(activation.createdAt, filter.from),
+    filter.to === undefined ? undefined : lte(activation.createdAt, filter.to),
   );
 }
 

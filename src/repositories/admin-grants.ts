@@ -1,4 +1,4 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
 import { queuedWrite } from "../db/transaction";
@@ -48,4 +48,15 @@ export async function deleteAdminGrant(db: Database, userUuid: string): Promise<
 export async function listAdminGrants(db: Database): Promise<AdminGrantRow[]> {
   const { adminGrant } = db.tables;
   return db.orm.select().from(adminGrant).orderBy(asc(adminGrant.grantedAt), asc(adminGrant.userUuid));
+}
+
+/** Which of `userUuids` hold a grant: one query for a page of users (services/users.ts). */
+export async function adminGrantsAmong(db: Database, userUuids: readonly string[]): Promise<Set<string>> {
+  if (userUuids.length === 0) return new Set();
+  const { adminGrant } = db.tables;
+  const rows = await db.orm
+    .select({ userUuid: adminGrant.userUuid })
+    .from(adminGrant)
+    .where(inArray(adminGrant.userUuid, [...userUuids]));
+  return new Set(rows.map((row) => row.userUuid));
 }

@@ -20,7 +20,16 @@ export interface ActivationInputValue {
   userUuid: string;
 }
 
-/** All activations, or those `filter` names (one user's). */
+export {
+  type ActivationFilter,
+  type ActivationSource,
+  activationSources,
+} from "../repositories/activations";
+
+/**
+ * All activations, or those `filter` names: a user's, a book's, a source's (code, shop order, by
+ * hand), created in a time range, or any of these together (GET /activation, the console).
+ */
 export const listActivations = pagedList(activations.listActivations, activations.countActivations);
 
 export function countActivations(db: Database, filter: activations.ActivationFilter = {}): Promise<number> {

@@ -6,8 +6,9 @@
 import type { Database } from "#db";
 import { violatedConstraintName } from "../db/errors";
 import { withTransaction } from "../db/transaction";
+import { SINGLE_LINE } from "../lib/control-characters";
 import type { ListRead, ListWindow } from "../lib/list-window";
-import { AppError } from "../lib/problems";
+import { AppError, validationFailed } from "../lib/problems";
 import * as apks from "../repositories/apks";
 import type { ApkMetadata } from "../storage/apk-metadata";
 import type { BlobStore } from "../storage/blob-store";
@@ -82,7 +83,7 @@ export async function createApk(
  * same transaction (409 if package or signer differ from it, unless `allowSignerChange`),
  * `active: false` deactivates this one, absent leaves it as it is.
  */
-export async function replaceApk(
+export function replaceApk(
   db: Database,
   by: AuditSource,
   id: number,
@@ -90,10 +91,56 @@ export async function replaceApk(
   options: { allowSignerChange: boolean },
   now: Date,
 ): Promise<apks.ApkRow> {
-  const { active, ...fields } = input;
+  return writeApk(db, by, id, () => input, options, now);
+}
+
+/**
+ * Makes the APK the active one of its kind and keeps every other field as it is (POST
+ * /apk/{id}/activate; the console's activate and roll back): 409 without an uploaded file, and
+ * when its package or signer differs from the active APK of the kind, unless `allowSignerChange`.
+ * The APK that was active is deactivated in the same transaction. An APK already active stays so.
+ */
+export function activateApk(
+  db: Database,
+  by: AuditSource,
+  id: number,
+  options: { allowSignerChange: boolean },
+  now: Date,
+): Promise<apks.ApkRow> {
+  return writeApk(
+    db,
+    by,
+    id,
+    (current) => ({
+      kind: current.kind,
+      versionCode: current.versionCode,
+      versionName: current.versionName,
+      releaseNotes: current.releaseNotes,
+      active: true,
+    }),
+    options,
+    now,
+  );
+}
+
+/**
+ * The one write of an APK's fields and state: `inputOf` names them from the row as it is inside
+ * the transaction, so an activation keeps exactly the fields a concurrent PUT left.
+ */
+function writeApk(
+  db: Database,
+  by: AuditSource,
+  id: number,
+  inputOf: (current: apks.ApkRow) => ApkInputValue,
+  options: { allowSignerChange: boolean },
+  now: Date,
+): Promise<apks.ApkRow> {
+  let written: apks.ApkFields | undefined;
   const attempt = () =>
     withTransaction(db, async (tx) => {
       const current = await getApk(tx, id);
+      const { active, ...fields } = inputOf(current);
+      written = fields;
       // An active APK moved to another kind stays active there: for that kind it is an activation.
       const activeAfter = active ?? current.active;
       if (activeAfter && !current.fileSha256) throw noFile(id);
@@ -130,17 +177,20 @@ export async function replaceApk(
     });
   // On Postgres two activations of one kind can race; the partial unique index lets one win and
   // the other runs again, so the later request ends up active, as if they had queued.
-  for (let tries = 1; ; tries++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const lostActivationRace = violatedConstraintName(error) === ACTIVE_INDEX;
-      if (lostActivationRace && tries < 5) continue;
-      if (lostActivationRace)
-        throw new AppError("CONFLICT", "Another APK of this kind is being activated; try again.");
-      return duplicateCode(fields)(error);
+  return (async () => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const lostActivationRace = violatedConstraintName(error) === ACTIVE_INDEX;
+        if (lostActivationRace && tries < 5) continue;
+        if (lostActivationRace)
+          throw new AppError("CONFLICT", "Another APK of this kind is being activated; try again.");
+        if (written === undefined) throw error;
+        return duplicateCode(written)(error);
+      }
     }
-  }
+  })();
 }
 
 const ACTIVE_INDEX = "apk_one_active_per_kind_uq";
@@ -201,6 +251,63 @@ function assertSameLineage(current: apks.ApkRow, candidate: Lineage, what: strin
 }
 
 const signedBy = (signer: string | null) => (signer ? `signed by certificate SHA-256 ${signer}` : "unsigned");
+
+/** The longest versionName a record holds (ApkInput). */
+const VERSION_NAME_MAX = 64;
+
+/**
+ * A new, inactive APK record made from its uploaded file (POST /apk/upload, the console's APK
+ * screen): kind from the caller; versionCode, versionName, package, minSdk and signer read from
+ * the file. 409 for an existing (kind, versionCode); 400 when the file's versionCode is not a
+ * positive integer or its versionName does not fit a record (the manifest's own fault, said so).
+ * A manifest without a literal versionName (none, or a resource reference) is named by its
+ * versionCode. Activate it with activateApk.
+ */
+export async function createApkFromFile(
+  db: Database,
+  by: AuditSource,
+  kind: apks.ApkKind,
+  upload: ApkUpload,
+  now: Date,
+  blobs: BlobStore,
+): Promise<apks.ApkRow> {
+  const { metadata } = upload;
+  if (!Number.isSafeInteger(metadata.versionCode) || metadata.versionCode < 1) {
+    throw validationFailed(
+      "file",
+      `the APK's manifest has versionCode ${metadata.versionCode}; a record needs a versionCode of at least 1`,
+    );
+  }
+  const versionName = (metadata.versionName ?? "").trim() || String(metadata.versionCode);
+  if (versionName.length > VERSION_NAME_MAX || !SINGLE_LINE.test(versionName)) {
+    throw validationFailed(
+      "file",
+      `the APK's versionName must be 1–${VERSION_NAME_MAX} characters without control characters`,
+    );
+  }
+  await assertBlobStored(blobs, upload.sha256);
+  const fields: apks.ApkFields = { kind, versionCode: metadata.versionCode, versionName, releaseNotes: null };
+  return withTransaction(db, async (tx) => {
+    await recordBlob(tx, upload.sha256, upload.size, now);
+    const apk = await apks.insertApk(tx, fields, now).catch(duplicateCode(fields));
+    const updated = (await apks.updateApk(
+      tx,
+      apk.id,
+      {
+        fileSha256: upload.sha256,
+        fileSize: upload.size,
+        fileFilename: upload.filename,
+        fileUploadedAt: now,
+        packageName: metadata.packageName,
+        minSdk: metadata.minSdk,
+        signerSha256: metadata.signerSha256,
+      },
+      now,
+    ))!;
+    await recordChange(tx, by, now, "apk", "upload", apk.id, null, updated);
+    return updated;
+  });
+}
 
 export interface ApkUpload {
   sha256: string;

@@ -10,7 +10,7 @@ import { renderPng } from "../print/qr-png";
 import { qrSvg } from "../print/qr-vector";
 import { insertQrCodeBatch } from "../repositories/qr-code-batches";
 import * as qrCodes from "../repositories/qr-codes";
-import { generateActivationCode } from "./activation-code";
+import { generateActivationCode, normalizeActivationCode } from "./activation-code";
 import { type AuditSource, recordChange } from "./audit";
 import { assertBookExists, ofExistingBook } from "./books";
 import { found } from "./guards";
@@ -55,6 +55,16 @@ export function listQrCodes(
 
 export function countQrCodes(db: Database, filter: qrCodes.QrCodeFilter = {}): Promise<number> {
   return qrCodes.countQrCodes(db, filter);
+}
+
+/**
+ * The code a person typed, read or scanned, normalised as redemption does (case, dashes and
+ * spaces, O for 0, I and L for 1: services/activation-code.ts); undefined when no code is that,
+ * or when the text cannot be a code at all. One look-up on the unique index of codes.
+ */
+export async function findCodeByText(db: Database, text: string): Promise<qrCodes.QrCodeRow | undefined> {
+  const code = normalizeActivationCode(text);
+  return code === null ? undefined : qrCodes.findQrCodeByCode(db, code);
 }
 
 export const listQrCodesOfBook = ofExistingBook((db, bookId, window: ListWindow<qrCodes.QrCodeSortField>) =>

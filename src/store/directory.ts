@@ -33,6 +33,22 @@ export interface NewCustomer {
   lastName: string;
 }
 
+/** The orders a user search can be read in (GET /user `sort`); without one, the store's own id order. */
+export const userSortFields = ["email", "login"] as const;
+export type UserSortField = (typeof userSortFields)[number];
+
+/**
+ * A prefix search of the store's users (GET /user, the console's users screen): `prefix` is
+ * already lower-cased and at least 2 characters. Read from indexes, one window at a time: never
+ * a scan of every user.
+ */
+export interface UserSearch {
+  prefix: string;
+  sort: { field: UserSortField; direction: "asc" | "desc" }[];
+  limit: number;
+  offset: number;
+}
+
 export interface StoreDirectory {
   readonly kind: "embedded" | "wordpress";
   /**
@@ -51,6 +67,14 @@ export interface StoreDirectory {
   /** Creates a customer; throws AppError EMAIL_ALREADY_EXISTS when the e-mail (or login) is taken. */
   register(customer: NewCustomer): Promise<StoreUser>;
   findByUuid(uuid: string): Promise<StoreUser | null>;
+  /**
+   * The window of users whose e-mail, login or name starts with the prefix (case-insensitive;
+   * what each store searches is said by its driver, README "Users"), in `sort` order then the
+   * store's id. Users who had no uuid yet get one, as at a first login.
+   */
+  searchUsers(search: UserSearch): Promise<StoreUser[]>;
+  /** How many users `searchUsers` finds for the prefix, over all windows. */
+  countUsers(prefix: string): Promise<number>;
   /**
    * The user with this login or e-mail, without a password (the admin command line): an
    * identifier with an `@` is an e-mail first, then a login; any other is a login first, then an

@@ -1,6 +1,6 @@
 // STORE_DRIVER=embedded: store users in the service's own database, in tables shaped like
 // WordPress's and hashed the same way, so one command runs everything.
-import { and, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, desc, eq, gt, inArray, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { DummyHash } from "../auth/dummy-hash";
 import { passwordStampOf } from "../auth/password-stamp";
@@ -12,12 +12,13 @@ import { withTransaction } from "../db/transaction";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
 import { findStoreUserLink, insertStoreUserLink } from "../repositories/store-user-links";
-import type { NewCustomer, StoreDirectory, StoreUser } from "./directory";
+import type { NewCustomer, StoreDirectory, StoreUser, UserSearch } from "./directory";
 import { rolesFromCapabilities, serializeCapabilities } from "./php-serialize";
 import {
   baseLogin,
   customerMeta,
   displayNameOf,
+  escapeHtml,
   firstFree,
   loginMax,
   nicenameMax,
@@ -169,6 +170,62 @@ export class EmbeddedStore implements StoreDirectory {
     return link ? this.toStoreUser(Number(link.storeUserId)) : null;
   }
 
+  /**
+   * Prefix of e-mail, login, first or last name, each a range on its own index (migration
+   * user-search): lower(user_email), lower(user_login), and (meta_key, lower(meta_value)) of the
+   * two name keys. Names are matched as stored, HTML-escaped like WordPress's.
+   */
+  async searchUsers(search: UserSearch): Promise<StoreUser[]> {
+    const { storeUser } = this.db.tables;
+    const terms: SQL[] = [];
+    for (const { field, direction } of search.sort) {
+      const column = field === "email" ? storeUser.userEmail : storeUser.userLogin;
+      const key = lowerOf(this.db, column);
+      terms.push(direction === "desc" ? desc(key) : asc(key));
+    }
+    const rows = await this.db.orm
+      .select({ id: storeUser.id })
+      .from(storeUser)
+      .where(this.matching(search.prefix))
+      .orderBy(...terms, asc(storeUser.id))
+      .limit(search.limit)
+      .offset(search.offset);
+    const users: StoreUser[] = [];
+    for (const row of rows) {
+      const user = await this.toStoreUser(row.id);
+      if (user) users.push(user);
+    }
+    return users;
+  }
+
+  async countUsers(prefix: string): Promise<number> {
+    const { storeUser } = this.db.tables;
+    const [row] = await this.db.orm
+      .select({ n: sql<number>`count(*)` })
+      .from(storeUser)
+      .where(this.matching(prefix));
+    return Number(row?.n ?? 0);
+  }
+
+  private matching(prefix: string): SQL {
+    const { storeUser, storeUsermeta } = this.db.tables;
+    const names = this.db.orm
+      .select({ id: storeUsermeta.userId })
+      .from(storeUsermeta)
+      .where(
+        and(
+          // Literal, as in the partial index's WHERE: SQLite uses that index only for the same term.
+          sql`${storeUsermeta.metaKey} IN ('first_name', 'last_name')`,
+          startsWith(this.db, storeUsermeta.metaValue, escapeHtml(prefix)),
+        ),
+      );
+    return or(
+      startsWith(this.db, storeUser.userEmail, prefix),
+      startsWith(this.db, storeUser.userLogin, prefix),
+      inArray(storeUser.id, names),
+    )!;
+  }
+
   async findUser(loginOrEmail: string): Promise<StoreUser | null> {
     // The same look-up as a login's, so an operator's `admin grant x` names whom `x` logs in as.
     const row = await this.findUserRow(loginOrEmail);
@@ -286,6 +343,32 @@ export async function hashSchemesOf(db: Database, chunk = SCHEME_SAMPLE_CHUNK): 
     for (const row of rows) schemes.add(schemeOfHash(row.hash));
   }
   return [...schemes];
+}
+
+/**
+ * lower(column) in code-point order: SQLite's BINARY collation is that already, Postgres's
+ * database collation may not be, so there the expression (and its index) say COLLATE "C".
+ */
+function lowerOf(db: Database, column: AnyColumn): SQL {
+  return db.dialect === "postgres" ? sql`lower(${column}) COLLATE "C"` : sql`lower(${column})`;
+}
+
+/**
+ * lower(column) starts with `prefix` (lower case): the range [prefix, prefix with its last
+ * character's successor), which is exactly the strings with that prefix in code-point order and
+ * which both databases read from an index on the same expression (LIKE would not use it).
+ */
+function startsWith(db: Database, column: AnyColumn, prefix: string): SQL {
+  const key = lowerOf(db, column);
+  return sql`(${key} >= ${prefix} AND ${key} < ${successorOf(prefix)})`;
+}
+
+function successorOf(prefix: string): string {
+  const points = Array.from(prefix);
+  const last = points.pop()!.codePointAt(0)!;
+  // Skip the surrogate range: no string holds those code points on their own.
+  const next = last === 0xd7ff ? 0xe000 : last + 1;
+  return points.join("") + String.fromCodePoint(Math.min(next, 0x10ffff));
 }
 
 function escapeLike(text: string): string {

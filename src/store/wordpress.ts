@@ -12,7 +12,7 @@ import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/problems";
 import { sqlIdentifier } from "../lib/sql-identifier";
 import { findStoreUserLink, putStoreUserLink } from "../repositories/store-user-links";
-import type { NewCustomer, StoreDirectory, StoreUser } from "./directory";
+import type { NewCustomer, StoreDirectory, StoreUser, UserSearch } from "./directory";
 import { rolesFromCapabilities, serializeCapabilities } from "./php-serialize";
 import { QUERY_TIMEOUT_MS, ShopDatabase, type ShopSession, toDateTime } from "./shop-database";
 import {
@@ -160,6 +160,44 @@ export class WordPressStore implements StoreDirectory {
     });
     if (user) await this.recordLink(user.uuid, user.storeUserId);
     return user;
+  }
+
+  /**
+   * Prefix of user_login, user_email or user_nicename: wp_users' indexed columns, each a LIKE
+   * range on its index under the table's case-insensitive collation. First and last names live in
+   * wp_usermeta, whose meta_value has no index (a prefix of them would read every user's name
+   * rows), so they are not searched here (README "Users"); the embedded store searches them.
+   */
+  async searchUsers(search: UserSearch): Promise<StoreUser[]> {
+    const order = search.sort.map(
+      ({ field, direction }) =>
+        `${field === "email" ? "user_email" : "user_login"} ${direction === "desc" ? "DESC" : "ASC"}`,
+    );
+    // Inlined integers (the route bounds them): the binary protocol refuses a bound LIMIT on MariaDB.
+    const limit = Math.trunc(search.limit);
+    const offset = Math.trunc(search.offset);
+    const users = await this.shop.session(async (session) => {
+      const rows = await session.rows<UserRow>(
+        `SELECT ID, user_login, user_pass, user_email, display_name FROM ${this.users}
+         WHERE ${SEARCH_WHERE} ORDER BY ${[...order, "ID"].join(", ")} LIMIT ${limit} OFFSET ${offset}`,
+        searchValues(search.prefix),
+      );
+      const found: StoreUser[] = [];
+      for (const row of rows) found.push(await this.completeUser(session, row));
+      return found;
+    });
+    for (const user of users) await this.recordLink(user.uuid, user.storeUserId);
+    return users;
+  }
+
+  async countUsers(prefix: string): Promise<number> {
+    const [row] = await this.shop.session((session) =>
+      session.rows<RowDataPacket>(
+        `SELECT COUNT(*) AS n FROM ${this.users} WHERE ${SEARCH_WHERE}`,
+        searchValues(prefix),
+      ),
+    );
+    return Number(row?.n ?? 0);
   }
 
   /** The user with this wp_users.ID (a shop order's customer_id), with a uuid (given now if missing). */
@@ -431,6 +469,14 @@ function fitDisplayName(displayName: string, login: string): string {
 }
 
 // '!' rather than the default '\': a backslash escape would depend on NO_BACKSLASH_ESCAPES.
+const SEARCH_WHERE =
+  "user_login LIKE ? ESCAPE '!' OR user_email LIKE ? ESCAPE '!' OR user_nicename LIKE ? ESCAPE '!'";
+
+function searchValues(prefix: string): string[] {
+  const pattern = `${escapeLike(prefix)}%`;
+  return [pattern, pattern, pattern];
+}
+
 function escapeLike(text: string): string {
   return text.replace(/[!%_]/g, (char) => `!${char}`);
 }

@@ -189,6 +189,19 @@ export const activation = pgTable(
     // One reader's shelf newest first, read in order and cut at its page: My books and its OPDS
     // feed cost their page, not the reader's every book.
     index("activation_user_created_at_idx").on(t.userUuid, t.createdAt, t.id),
+    // GET /activation's filters (README "Activations"): a book's activations by date, and each
+    // source (code, shop order, by hand; the same CASE as repositories/activations.ts) in id or date
+    // order, so that a filtered page is read from an index, not from a scan of every activation.
+    index("activation_book_created_at_idx").on(t.bookId, t.createdAt, t.id),
+    index("activation_source_idx").on(
+      sql`(CASE WHEN ${t.qrCodeId} IS NOT NULL THEN 'code' WHEN ${t.shopOrderId} IS NOT NULL THEN 'order' ELSE 'manual' END)`,
+      t.id,
+    ),
+    index("activation_source_created_at_idx").on(
+      sql`(CASE WHEN ${t.qrCodeId} IS NOT NULL THEN 'code' WHEN ${t.shopOrderId} IS NOT NULL THEN 'order' ELSE 'manual' END)`,
+      t.createdAt,
+      t.id,
+    ),
   ],
 );
 
@@ -348,6 +361,10 @@ export const storeUser = pgTable(
     // Unlike WordPress, the embedded store lets the database enforce uniqueness.
     uniqueIndex("store_user_email_uq").on(sql`lower(${t.userEmail})`),
     uniqueIndex("store_user_login_uq").on(sql`lower(${t.userLogin})`),
+    // GET /user's prefix ranges in code-point order whatever the database's collation
+    // (store/embedded.ts searchUsers); SQLite's unique indexes above serve them already.
+    index("store_user_email_prefix_idx").on(sql`(lower(${t.userEmail}) COLLATE "C")`),
+    index("store_user_login_prefix_idx").on(sql`(lower(${t.userLogin}) COLLATE "C")`),
   ],
 );
 
@@ -361,7 +378,13 @@ export const storeUsermeta = pgTable(
     metaKey: text("meta_key").notNull(),
     metaValue: text("meta_value").notNull(),
   },
-  (t) => [index("store_usermeta_user_key_idx").on(t.userId, t.metaKey)],
+  (t) => [
+    index("store_usermeta_user_key_idx").on(t.userId, t.metaKey),
+    // GET /user's prefix of a first or last name (store/embedded.ts searchUsers).
+    index("store_usermeta_name_idx")
+      .on(t.metaKey, sql`(lower(${t.metaValue}) COLLATE "C")`)
+      .where(sql`${t.metaKey} IN ('first_name', 'last_name')`),
+  ],
 );
 
 export const rateLimit = pgTable("rate_limit", {

@@ -181,6 +181,18 @@ export const activation = sqliteTable(
     // One reader's shelf newest first, read in order and cut at its page: My books and its OPDS
     // feed cost their page, not the reader's every book.
     index("activation_user_created_at_idx").on(t.userUuid, t.createdAt),
+    // GET /activation's filters (README "Activations"): a book's activations by date, and each
+    // source (code, shop order, by hand; the same CASE as repositories/activations.ts) in id or date
+    // order, so that a filtered page is read from an index, not from a scan of every activation.
+    index("activation_book_created_at_idx").on(t.bookId, t.createdAt),
+    index("activation_source_idx").on(
+      sql`(CASE WHEN ${t.qrCodeId} IS NOT NULL THEN 'code' WHEN ${t.shopOrderId} IS NOT NULL THEN 'order' ELSE 'manual' END)`,
+      t.id,
+    ),
+    index("activation_source_created_at_idx").on(
+      sql`(CASE WHEN ${t.qrCodeId} IS NOT NULL THEN 'code' WHEN ${t.shopOrderId} IS NOT NULL THEN 'order' ELSE 'manual' END)`,
+      t.createdAt,
+    ),
   ],
 );
 
@@ -353,7 +365,13 @@ export const storeUsermeta = sqliteTable(
     metaKey: text("meta_key").notNull(),
     metaValue: text("meta_value").notNull(),
   },
-  (t) => [index("store_usermeta_user_key_idx").on(t.userId, t.metaKey)],
+  (t) => [
+    index("store_usermeta_user_key_idx").on(t.userId, t.metaKey),
+    // GET /user's prefix of a first or last name (store/embedded.ts searchUsers).
+    index("store_usermeta_name_idx")
+      .on(t.metaKey, sql`lower(${t.metaValue})`)
+      .where(sql`${t.metaKey} IN ('first_name', 'last_name')`),
+  ],
 );
 
 export const rateLimit = sqliteTable("rate_limit", {

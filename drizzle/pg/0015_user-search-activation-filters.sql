@@ -1,0 +1,6 @@
+CREATE INDEX "activation_book_created_at_idx" ON "activation" USING btree ("book_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "activation_source_idx" ON "activation" USING btree ((CASE WHEN "qr_code_id" IS NOT NULL THEN 'code' WHEN "shop_order_id" IS NOT NULL THEN 'order' ELSE 'manual' END),"id");--> statement-breakpoint
+CREATE INDEX "activation_source_created_at_idx" ON "activation" USING btree ((CASE WHEN "qr_code_id" IS NOT NULL THEN 'code' WHEN "shop_order_id" IS NOT NULL THEN 'order' ELSE 'manual' END),"created_at","id");--> statement-breakpoint
+CREATE INDEX "store_user_email_prefix_idx" ON "store_user" USING btree ((lower("user_email") COLLATE "C"));--> statement-breakpoint
+CREATE INDEX "store_user_login_prefix_idx" ON "store_user" USING btree ((lower("user_login") COLLATE "C"));--> statement-breakpoint
+CREATE INDEX "store_usermeta_name_idx" ON "store_usermeta" USING btree ("meta_key",(lower("meta_value") COLLATE "C")) WHERE "store_usermeta"."meta_key" IN ('first_name', 'last_name');

@@ -1,0 +1,4 @@
+CREATE INDEX `activation_book_created_at_idx` ON `activation` (`book_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `activation_source_idx` ON `activation` ((CASE WHEN "qr_code_id" IS NOT NULL THEN 'code' WHEN "shop_order_id" IS NOT NULL THEN 'order' ELSE 'manual' END),`id`);--> statement-breakpoint
+CREATE INDEX `activation_source_created_at_idx` ON `activation` ((CASE WHEN "qr_code_id" IS NOT NULL THEN 'code' WHEN "shop_order_id" IS NOT NULL THEN 'order' ELSE 'manual' END),`created_at`);--> statement-breakpoint
+CREATE INDEX `store_usermeta_name_idx` ON `store_usermeta` (`meta_key`,lower("meta_value")) WHERE "store_usermeta"."meta_key" IN ('first_name', 'last_name');

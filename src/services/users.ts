@@ -1,0 +1,83 @@
+// The store's users as staff look them up (GET /user, GET /user/{userUUID}, the console's users
+// screen): a prefix search read from the store's indexes one window at a time, and one user by
+// uuid, each with the roles bookdist gives them (the store's role or an operator's grant).
+import type { Database } from "#db";
+import { type Role, rolesFor } from "../auth/principal";
+import type { ListRead, ListWindow, RowStream } from "../lib/list-window";
+import { nextTurn } from "../lib/loop-slices";
+import { adminGrantsAmong } from "../repositories/admin-grants";
+import type { StoreDirectory, StoreUser, UserSortField } from "../store/directory";
+import { found } from "./guards";
+import { LIST_CHUNK } from "./page";
+
+export { type UserSortField, userSortFields } from "../store/directory";
+
+/** A store user with the roles bookdist gives them. */
+export interface UserWithRoles {
+  user: StoreUser;
+  roles: Role[];
+}
+
+/** The shortest search (API.md §10): shorter prefixes would match most of a large shop. */
+export const USER_SEARCH_MIN = 2;
+
+async function withRoles(db: Database, users: StoreUser[]): Promise<UserWithRoles[]> {
+  const granted = await adminGrantsAmong(
+    db,
+    users.map((user) => user.uuid),
+  );
+  return users.map((user) => ({ user, roles: rolesFor(user.storeRoles, granted.has(user.uuid)) }));
+}
+
+/**
+ * The users whose e-mail, login, first or last name starts with `q` (case-insensitive; at least
+ * USER_SEARCH_MIN characters, which the route checks), in the window's order, then the store's.
+ * A whole list (no page) is read in LIST_CHUNK windows, one per event-loop turn.
+ */
+export async function searchUsers(
+  db: Database,
+  store: StoreDirectory,
+  q: string,
+  window: ListWindow<UserSortField>,
+): Promise<ListRead<UserWithRoles>> {
+  const prefix = q.trim().toLowerCase();
+  const read = async (limit: number, offset: number) =>
+    withRoles(db, await store.searchUsers({ prefix, sort: window.sort, limit, offset }));
+  if (window.limit !== undefined) {
+    const offset = window.offset ?? 0;
+    const total = await store.countUsers(prefix);
+    return { rows: offset < total ? await read(window.limit, offset) : [], total };
+  }
+  const first = await read(LIST_CHUNK + 1, 0);
+  if (first.length <= LIST_CHUNK) return { rows: first, total: first.length };
+  return {
+    open: async (): Promise<RowStream<UserWithRoles>> => {
+      const total = await store.countUsers(prefix);
+      let closed = false;
+      async function* chunks(): AsyncGenerator<UserWithRoles[]> {
+        // The store (maybe the shop's own server) has no snapshot to read in: at most `total`
+        // rows, so the array never outgrows X-Total-Count; users deleted meanwhile make it shorter.
+        for (let offset = 0; offset < total && !closed; offset += LIST_CHUNK) {
+          const rows = await read(Math.min(LIST_CHUNK, total - offset), offset);
+          if (rows.length > 0) yield rows;
+          if (rows.length < LIST_CHUNK) return;
+          await nextTurn();
+        }
+      }
+      return {
+        total,
+        chunks: chunks(),
+        close: async () => {
+          closed = true;
+        },
+      };
+    },
+  };
+}
+
+/** The user with this uuid and their roles; 404 when the store has none. */
+export async function getUser(db: Database, store: StoreDirectory, uuid: string): Promise<UserWithRoles> {
+  const user = found((await store.findByUuid(uuid)) ?? undefined, `User ${uuid}`);
+  const [withRole] = await withRoles(db, [user]);
+  return withRole!;
+}
