@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { getPath } from "hono/utils/url";
+import { CONSOLE_BASE, consoleHeaders, consoleRouter, isConsolePath } from "./console";
 import type { Deps } from "./deps";
 import { handleError } from "./http/error-handler";
 import { methodNotAllowed } from "./http/method-not-allowed";
@@ -27,20 +28,24 @@ export function createApp(deps: Deps, extraSections: readonly (readonly Router[]
   // The frame comes first, to be outermost; the operations it names are read from the registry
   // the routers below fill.
   app.use(requestFrame(deps, runtime, new OperationNames(app.openAPIRegistry)));
+  // The console's headers go on everything under /console, the 405s below included (README "Console").
+  app.use(consoleHeaders());
   if (deps.config.corsOrigins.length > 0) {
-    app.use(
-      cors({
-        // "*" stands alone (config.ts); hono's cors reads "*" only as a string, not in a list.
-        origin: deps.config.corsOrigins[0] === "*" ? "*" : deps.config.corsOrigins,
-        exposeHeaders: ["X-Total-Count", "Link", "X-Request-Id", "ETag", "Content-Disposition"],
-      }),
-    );
+    const apiCors = cors({
+      // "*" stands alone (config.ts); hono's cors reads "*" only as a string, not in a list.
+      origin: deps.config.corsOrigins[0] === "*" ? "*" : deps.config.corsOrigins,
+      exposeHeaders: ["X-Total-Count", "Link", "X-Request-Id", "ETag", "Content-Disposition"],
+    });
+    // CORS is the JSON API's: no other origin may read a console page.
+    app.use((c, next) => (isConsolePath(c.req.path) ? next() : apiCors(c, next)));
   }
   app.use(methodNotAllowed(app));
 
   mountRouters(app, [...routerSections, ...extraSections]);
   // KOReader's own protocol, outside the document (routes/kosync).
   app.route(KOSYNC_BASE, kosyncRouter());
+  // The publisher's console, outside the document too (README "Console"): HTML for staff.
+  app.route(CONSOLE_BASE, consoleRouter(deps.config));
   registerApiDocs(app);
 
   app.notFound((c) =>

@@ -165,6 +165,14 @@ const EnvSchema = z
       4 * SESSION_TOUCH_INTERVAL_MS,
       "2m: a session in use has its last use recorded every 30 s, and at least once a minute, so a shorter timeout could end sessions in use",
     ),
+    // README "Console": a console session's idle limit and absolute lifetime. The idle floor is the
+    // API sessions' (a session in use records its last use every 30 s).
+    CONSOLE_IDLE_TIMEOUT: duration(
+      "30m",
+      4 * SESSION_TOUCH_INTERVAL_MS,
+      "2m: a session in use has its last use recorded every 30 s, and at least once a minute, so a shorter timeout could end sessions in use",
+    ),
+    CONSOLE_SESSION_TTL: duration("12h", 60_000, "1m: a sign-in must outlive its first page"),
     // README "Audit log": how long events are kept; the session cleanup job deletes older ones.
     AUDIT_RETENTION: duration("365d", 86_400_000, "1d: the audit log is kept in days"),
     SESSION_CLEANUP_CRON: z
@@ -312,6 +320,10 @@ export interface Config {
   entitlementKeyOverlapMs: number;
   sessionIdleTimeoutMs: number;
   sessionCleanupCron: string;
+  /** README "Console": a console session ends after this long unused… */
+  consoleIdleTimeoutMs: number;
+  /** …and this long after its sign-in, used or not. */
+  consoleSessionTtlMs: number;
   /** How long audit events are kept (README "Audit log"). */
   auditRetentionMs: number;
   blobCleanupCron: string;
@@ -399,6 +411,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       entitlementKeyOverlapMs: e.ENTITLEMENT_KEY_OVERLAP,
       sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT,
       sessionCleanupCron: e.SESSION_CLEANUP_CRON,
+      consoleIdleTimeoutMs: e.CONSOLE_IDLE_TIMEOUT,
+      consoleSessionTtlMs: e.CONSOLE_SESSION_TTL,
       auditRetentionMs: e.AUDIT_RETENTION,
       blobCleanupCron: e.BLOB_CLEANUP_CRON,
       blobCleanupGraceMs: e.BLOB_CLEANUP_GRACE,

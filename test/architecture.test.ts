@@ -14,7 +14,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") ? [relative(srcDir, path)] : [];
+    return /\.tsx?$/.test(entry.name) ? [relative(srcDir, path)] : [];
   });
 }
 
@@ -39,7 +39,9 @@ function importsOf(file: string): { target: string; specifier: string }[] {
       continue;
     }
     const base = relative(srcDir, resolve(srcDir, dirname(file), specifier));
-    const target = [`${base}.ts`, join(base, "index.ts"), base].find((candidate) => known.has(candidate));
+    const target = [`${base}.ts`, `${base}.tsx`, join(base, "index.ts"), base].find((candidate) =>
+      known.has(candidate),
+    );
     if (target) found.push({ target, specifier });
   }
   return found;
@@ -64,7 +66,7 @@ const ABOVE_LIB = new RegExp(
 );
 
 // The route layer: its framework (src/http), the routes, and the entry points that mount them.
-const HTTP_LAYER = /^(http\/|routes\/|app\.ts$|index\.ts$)/;
+const HTTP_LAYER = /^(http\/|routes\/|console\/|app\.ts$|index\.ts$)/;
 
 const rules: Rule[] = [
   {
@@ -83,8 +85,13 @@ const rules: Rule[] = [
     why: "a handler does not import another resource's handler; share through services or lib",
   },
   {
+    from: /^console\//,
+    forbidden: /^repositories\/|^db\/|^routes\/|^store\//,
+    why: "the console's screens call the services, never a repository, the database, the store or the API's routes",
+  },
+  {
     from: /^http\//,
-    forbidden: /^routes\/|^app\.ts$|^index\.ts$/,
+    forbidden: /^routes\/|^console\/|^app\.ts$|^index\.ts$/,
     why: "the HTTP framework serves every route and knows none of them",
   },
   {

@@ -263,6 +263,22 @@ describe("configuration", () => {
     expect(two.ok && two.config.sessionIdleTimeoutMs).toBe(120_000);
   });
 
+  test("CONSOLE_IDLE_TIMEOUT (30m) and CONSOLE_SESSION_TTL (12h): defaults, floors, bad values", () => {
+    const defaults = parseConfig({});
+    expect(defaults.ok && defaults.config.consoleIdleTimeoutMs).toBe(30 * 60_000);
+    expect(defaults.ok && defaults.config.consoleSessionTtlMs).toBe(12 * 3_600_000);
+    const set = parseConfig({ CONSOLE_IDLE_TIMEOUT: "10m", CONSOLE_SESSION_TTL: "8h" });
+    expect(set.ok && set.config.consoleIdleTimeoutMs).toBe(600_000);
+    expect(set.ok && set.config.consoleSessionTtlMs).toBe(8 * 3_600_000);
+    expect(problemsOf({ CONSOLE_IDLE_TIMEOUT: "1m", CONSOLE_SESSION_TTL: "30s" })).toEqual([
+      'CONSOLE_IDLE_TIMEOUT: "1m" is shorter than the minimum, 2m: a session in use has its last use recorded every 30 s, and at least once a minute, so a shorter timeout could end sessions in use',
+      'CONSOLE_SESSION_TTL: "30s" is shorter than the minimum, 1m: a sign-in must outlive its first page',
+    ]);
+    expect(problemsOf({ CONSOLE_IDLE_TIMEOUT: "soon" })).toEqual([
+      'CONSOLE_IDLE_TIMEOUT: "soon" is not a duration such as 30d, 12h, 15m or 90s',
+    ]);
+  });
+
   test("JWT_SECRET: at least 32 characters, at least 16 of them different, in one line", () => {
     const rule = "JWT_SECRET: must be at least 32 characters, at least 16 of them different";
     for (const weak of [

@@ -172,6 +172,16 @@ function tableCopies(): TableCopy[] {
       (tx, rows) => tx.insert(p.userSession).values(rows),
     ),
     table(
+      "console_session",
+      t.consoleSession,
+      p.consoleSession,
+      t.consoleSession.id,
+      (orm, where) =>
+        orm.select().from(t.consoleSession).where(where).orderBy(asc(t.consoleSession.id)).limit(PAGE_ROWS),
+      (r) => r.id,
+      (tx, rows) => tx.insert(p.consoleSession).values(rows),
+    ),
+    table(
       "device_token",
       t.deviceToken,
       p.deviceToken,

@@ -81,7 +81,8 @@ export function requestFrame(
       type === null || c.get("exactContentType") === true ? undefined : CHARSET_LESS_JSON.get(type);
     if (withCharset !== undefined) headers.set("content-type", withCharset);
     else if (type?.startsWith("text/html")) {
-      for (const [name, value] of DOCUMENT_HEADERS) headers.set(name, value);
+      // A page that set its own (the console's Referrer-Policy, README "Console") keeps it.
+      for (const [name, value] of DOCUMENT_HEADERS) if (!headers.has(name)) headers.set(name, value);
     }
     // Awaited only when it reads a body: each await is one more turn of the microtask queue.
     const reading = recordRequest(c, operations, started);

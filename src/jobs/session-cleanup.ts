@@ -2,6 +2,7 @@ import type { Database } from "#db";
 import type { Config } from "../config";
 import type { Clock } from "../lib/clock";
 import { deleteActivationEndsBefore } from "../repositories/activation-ends";
+import { deleteEndedConsoleSessions } from "../repositories/console-sessions";
 import { deleteEndedDeviceTokens } from "../repositories/device-tokens";
 import { deleteExpiredWindows } from "../repositories/rate-limits";
 import { deleteEndedSessions } from "../repositories/sessions";
@@ -13,20 +14,28 @@ export const ENDED_DEVICE_TOKENS_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 export const ACTIVATION_END_SLICE = 1000;
 
 /**
- * Deletes sessions past SESSION_TTL or idle past SESSION_IDLE_TIMEOUT, device tokens ended more
+ * Deletes sessions past SESSION_TTL or idle past SESSION_IDLE_TIMEOUT, console sessions past
+ * CONSOLE_SESSION_TTL or idle past CONSOLE_IDLE_TIMEOUT (README "Console"), device tokens ended more
  * than ENDED_DEVICE_TOKENS_KEPT_MS ago (so a user who makes and revokes tokens in a loop does not
  * grow the table), throttling windows that have closed, and records of activations that ended
  * more than ENTITLEMENT_TTL ago (no entitlements token can still list their books; README
  * "Offline entitlements"), in slices. Idempotent, so several instances may run it.
  */
-export async function cleanupSessions(deps: {
-  db: Database;
-  config: Config;
-  clock: Clock;
-}): Promise<{ sessions: number; deviceTokens: number; rateLimits: number; activationEnds: number }> {
+export async function cleanupSessions(deps: { db: Database; config: Config; clock: Clock }): Promise<{
+  sessions: number;
+  consoleSessions: number;
+  deviceTokens: number;
+  rateLimits: number;
+  activationEnds: number;
+}> {
   const now = deps.clock.now();
   const idleBefore = new Date(now.getTime() - deps.config.sessionIdleTimeoutMs);
   const sessions = await deleteEndedSessions(deps.db, now, idleBefore);
+  const consoleSessions = await deleteEndedConsoleSessions(
+    deps.db,
+    now,
+    new Date(now.getTime() - deps.config.consoleIdleTimeoutMs),
+  );
   const deviceTokens = await deleteEndedDeviceTokens(
     deps.db,
     new Date(now.getTime() - ENDED_DEVICE_TOKENS_KEPT_MS),
@@ -39,5 +48,5 @@ export async function cleanupSessions(deps: {
     activationEnds += deleted;
     if (deleted < ACTIVATION_END_SLICE) break;
   }
-  return { sessions, deviceTokens, rateLimits, activationEnds };
+  return { sessions, consoleSessions, deviceTokens, rateLimits, activationEnds };
 }

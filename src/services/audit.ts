@@ -52,6 +52,15 @@ export function apiSource(
   return { actor: { uuid: principal.userUuid, email: principal.email, via: "api" }, requestId, client };
 }
 
+/** An admin's change in the publisher's console (README "Console"). */
+export function consoleSource(
+  principal: Principal,
+  requestId: string | null,
+  client: string | null,
+): AuditSource {
+  return { actor: { uuid: principal.userUuid, email: principal.email, via: "console" }, requestId, client };
+}
+
 /** `bun run admin …`, `bun run storage …`: the operator at the command line. */
 export const cliSource: AuditSource = {
   actor: { uuid: null, email: null, via: "cli" },

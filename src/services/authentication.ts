@@ -4,6 +4,7 @@ import type { Principal, Role } from "../auth/principal";
 import type { Deps } from "../deps";
 import { throttleBucketOf } from "../lib/ip-address";
 import { AppError } from "../lib/problems";
+import type { StoreUser } from "../store/directory";
 import { checkCredentials } from "./login-throttle";
 import type { Runtime } from "./runtime";
 import { type OpenedSession, openSession } from "./sessions";
@@ -51,15 +52,29 @@ export async function login(
   input: { email: string; password: string },
   meta: RequestMeta,
 ): Promise<OpenedSession> {
-  const now = deps.clock.now();
+  const user = await verifyLogin(deps, runtime, input, meta);
+  return openSession({ ...deps, ...runtime }, user, { ...meta, now: deps.clock.now() });
+}
+
+/**
+ * The store user whose login or e-mail and password these are: one check for POST
+ * /authentication/login and the console's sign-in alike (the same throttles, the same cost for an
+ * unknown name and a wrong password, one 401 for both).
+ */
+export async function verifyLogin(
+  deps: Deps,
+  runtime: Runtime,
+  input: { email: string; password: string },
+  meta: RequestMeta,
+): Promise<StoreUser> {
   const user = await checkCredentials(deps.store, runtime.throttle, {
     loginOrEmail: input.email,
     password: input.password,
     clientAddress: meta.clientAddress,
-    now,
+    now: deps.clock.now(),
   });
   if (!user) throw new AppError("AUTHENTICATION_FAILED", "The e-mail or password is wrong.");
-  return openSession({ ...deps, ...runtime }, user, { ...meta, now });
+  return user;
 }
 
 export async function currentUser(deps: Deps, runtime: Runtime, principal: Principal) {

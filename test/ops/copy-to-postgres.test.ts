@@ -165,7 +165,7 @@ describe.if(
     expect(lines[0]).toContain(":***@");
     expect(copyOutput.stderr).not.toContain("never-printed-pw");
     expect(lines).toContain("copying book: 1/1 rows");
-    expect(copyOutput.stderr).toMatch(/verified: 23 tables, \d+ rows, row counts equal to the source/);
+    expect(copyOutput.stderr).toMatch(/verified: 24 tables, \d+ rows, row counts equal to the source/);
   });
 
   test("every token given out on SQLite still works on Postgres", async () => {

@@ -259,6 +259,7 @@ describe("tokens and sessions", () => {
     expect(owners).not.toContain(fresh.uuid);
     expect(await cleanupSessions({ db, config: t.config, clock: t.clock })).toEqual({
       sessions: 0,
+      consoleSessions: 0,
       deviceTokens: 0,
       rateLimits: 0,
       activationEnds: 0,

@@ -257,6 +257,32 @@ export const userSession = pgTable(
   (t) => [index("user_session_user_idx").on(t.userUuid), index("user_session_expires_idx").on(t.expiresAt)],
 );
 
+// Console sessions (README "Console"): a staff member signed in to /console in a browser, apart from
+// the API's user_session (a Bearer token never opens the console, the console's cookie never the
+// API). The id is 256 random bits held only in the browser's cookie; the row is keyed by its
+// SHA-256. Re-read against the store at least every 30 s, like an API session (is_admin,
+// password_stamp, checked_at); the cleanup job deletes rows past expires_at or idle.
+export const consoleSession = pgTable(
+  "console_session",
+  {
+    id: text("id").primaryKey(),
+    userUuid: text("user_uuid").notNull(),
+    storeUserId: text("store_user_id").notNull(),
+    email: text("email").notNull(),
+    createdAt: time("created_at").notNull(),
+    lastSeenAt: time("last_seen_at").notNull(),
+    expiresAt: time("expires_at").notNull(),
+    isAdmin: bool("is_admin").notNull(),
+    passwordStamp: text("password_stamp").notNull(),
+    checkedAt: time("checked_at").notNull(),
+  },
+  (t) => [
+    index("console_session_user_idx").on(t.userUuid),
+    index("console_session_expires_idx").on(t.expiresAt),
+    index("console_session_last_seen_idx").on(t.lastSeenAt),
+  ],
+);
+
 // Device tokens (app passwords, README "Reading apps"): HTTP Basic passwords for reading apps,
 // good only on the operations of their scopes. Only digests of a token are kept. An ended token
 // (revoked_at set, or past expires_at) stays 30 days, then the cleanup job deletes it; the live
@@ -582,6 +608,7 @@ export const tables = {
   activation,
   apk,
   userSession,
+  consoleSession,
   deviceToken,
   entitlementKey,
   activationEnd,

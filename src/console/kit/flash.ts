@@ -1,0 +1,25 @@
+// Flash messages: after a change, the page a form redirects to says what happened (`?done=<key>`).
+// Only the keys below exist, so a crafted link can show only one of these sentences. A screen adds
+// its own keys here.
+export const FLASH_MESSAGES = {
+  "signed-out": "You are signed out.",
+  "book-created": "The book was created.",
+  "book-saved": "The book was saved.",
+  "book-deleted": "The book was deleted.",
+  "cover-uploaded": "The cover was uploaded.",
+  "version-created": "The version was created.",
+  "archive-uploaded": "The archive was uploaded.",
+  "version-deleted": "The version was deleted.",
+  "print-run-created": "The print run was made.",
+  "print-run-enabled": "The print run's codes are enabled.",
+  "print-run-disabled": "The print run's codes are disabled.",
+} as const;
+
+export type FlashKey = keyof typeof FLASH_MESSAGES;
+
+/** The message a `done` query value names, or undefined. */
+export function flashMessage(key: string | undefined): string | undefined {
+  return key !== undefined && Object.hasOwn(FLASH_MESSAGES, key)
+    ? FLASH_MESSAGES[key as FlashKey]
+    : undefined;
+}
