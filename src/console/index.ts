@@ -38,6 +38,7 @@ import type { AppBindings } from "../http/types";
 import { mountAssets } from "./assets";
 import { csrfGuard } from "./csrf";
 import { consoleErrorHandler, notFoundPage } from "./kit/pages";
+import { mountActivations } from "./screens/activations";
 import { mountCodes } from "./screens/codes";
 import { mountDashboard } from "./screens/dashboard";
 import { mountSignIn } from "./screens/sign-in";
@@ -46,7 +47,11 @@ import { requireConsoleSession } from "./session";
 export { CONSOLE_BASE, consoleHeaders, isConsolePath } from "./headers";
 
 /** The screens behind the session gate, each a module of screens/. */
-const SCREENS: ReadonlyArray<(router: Hono<AppBindings>) => void> = [mountDashboard, mountCodes];
+const SCREENS: ReadonlyArray<(router: Hono<AppBindings>) => void> = [
+  mountDashboard,
+  mountCodes,
+  mountActivations,
+];
 
 export function consoleRouter(config: Config): Hono<AppBindings> {
   const router = new Hono<AppBindings>();
