@@ -42,6 +42,7 @@ import { mountActivations } from "./screens/activations";
 import { mountCodes } from "./screens/codes";
 import { mountDashboard } from "./screens/dashboard";
 import { mountSignIn } from "./screens/sign-in";
+import { mountUsers } from "./screens/users";
 import { requireConsoleSession } from "./session";
 
 export { CONSOLE_BASE, consoleHeaders, isConsolePath } from "./headers";
@@ -51,6 +52,7 @@ const SCREENS: ReadonlyArray<(router: Hono<AppBindings>) => void> = [
   mountDashboard,
   mountCodes,
   mountActivations,
+  mountUsers,
 ];
 
 export function consoleRouter(config: Config): Hono<AppBindings> {
