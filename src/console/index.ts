@@ -39,6 +39,7 @@ import { mountAssets } from "./assets";
 import { csrfGuard } from "./csrf";
 import { consoleErrorHandler, notFoundPage } from "./kit/pages";
 import { mountActivations } from "./screens/activations";
+import { mountAudit } from "./screens/audit";
 import { mountCodes } from "./screens/codes";
 import { mountDashboard } from "./screens/dashboard";
 import { mountSignIn } from "./screens/sign-in";
@@ -53,6 +54,7 @@ const SCREENS: ReadonlyArray<(router: Hono<AppBindings>) => void> = [
   mountCodes,
   mountActivations,
   mountUsers,
+  mountAudit,
 ];
 
 export function consoleRouter(config: Config): Hono<AppBindings> {
