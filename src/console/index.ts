@@ -39,6 +39,7 @@ import { mountAssets } from "./assets";
 import { csrfGuard } from "./csrf";
 import { consoleErrorHandler, notFoundPage } from "./kit/pages";
 import { mountActivations } from "./screens/activations";
+import { mountApks } from "./screens/apks";
 import { mountAudit } from "./screens/audit";
 import { mountCodes } from "./screens/codes";
 import { mountDashboard } from "./screens/dashboard";
@@ -55,6 +56,7 @@ const SCREENS: ReadonlyArray<(router: Hono<AppBindings>) => void> = [
   mountActivations,
   mountUsers,
   mountAudit,
+  mountApks,
 ];
 
 export function consoleRouter(config: Config): Hono<AppBindings> {
