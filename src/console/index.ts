@@ -43,6 +43,7 @@ import { mountApks } from "./screens/apks";
 import { mountAudit } from "./screens/audit";
 import { mountCodes } from "./screens/codes";
 import { mountDashboard } from "./screens/dashboard";
+import { mountShop } from "./screens/shop";
 import { mountSignIn } from "./screens/sign-in";
 import { mountUsers } from "./screens/users";
 import { requireConsoleSession } from "./session";
@@ -57,6 +58,7 @@ const SCREENS: ReadonlyArray<(router: Hono<AppBindings>) => void> = [
   mountUsers,
   mountAudit,
   mountApks,
+  mountShop,
 ];
 
 export function consoleRouter(config: Config): Hono<AppBindings> {
