@@ -38,11 +38,17 @@ import type { AppBindings } from "../http/types";
 import { mountAssets } from "./assets";
 import { csrfGuard } from "./csrf";
 import { consoleErrorHandler, notFoundPage } from "./kit/pages";
+import { mountActivations } from "./screens/activations";
+import { mountApks } from "./screens/apks";
+import { mountAudit } from "./screens/audit";
 import { mountBooks } from "./screens/books";
+import { mountCodes } from "./screens/codes";
 import { mountDashboard } from "./screens/dashboard";
 import { mountPrintRuns } from "./screens/print-runs";
+import { mountShop } from "./screens/shop";
 import { mountSignIn } from "./screens/sign-in";
 import { mountSystem } from "./screens/system";
+import { mountUsers } from "./screens/users";
 import { requireConsoleSession } from "./session";
 
 export { CONSOLE_BASE, consoleHeaders, isConsolePath } from "./headers";
@@ -52,6 +58,12 @@ const SCREENS: ReadonlyArray<(router: Hono<AppBindings>) => void> = [
   mountDashboard,
   mountBooks,
   mountPrintRuns,
+  mountCodes,
+  mountActivations,
+  mountUsers,
+  mountShop,
+  mountApks,
+  mountAudit,
   mountSystem,
 ];
 

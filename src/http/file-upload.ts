@@ -25,6 +25,8 @@ function limitOf(deps: Deps, kind: UploadKind): number {
 export async function receiveFile<K extends UploadKind>(
   c: Context<AppBindings>,
   kind: K,
+  /** The multipart part with the file: "file" unless a form names it otherwise (the console's). */
+  fieldName = "file",
 ): Promise<ReceivedUpload<Inspected[K]>> {
   const deps = c.get("deps");
   const upload = allowSlowUpload(c);
@@ -33,6 +35,7 @@ export async function receiveFile<K extends UploadKind>(
     blobs: deps.blobs,
     convert: converters[kind],
     inspect: inspectors[kind],
+    fieldName,
   });
   upload.received();
   return received;

@@ -44,6 +44,8 @@ export type ActivationSource = (typeof activationSources)[number];
 export interface ActivationFilter {
   userUuid?: string | undefined;
   bookId?: number | undefined;
+  /** The code it was redeemed from (the console's code look-up; index activation_qr_code_idx). */
+  qrCodeId?: number | undefined;
   source?: ActivationSource | undefined;
   /** createdAt at or after. */
   from?: Date | undefined;
@@ -76,6 +78,7 @@ function whereOf(db: Database, filter: ActivationFilter): SQL | undefined {
   return and(
     filter.userUuid === undefined ? undefined : eq(activation.userUuid, filter.userUuid),
     filter.bookId === undefined ? undefined : eq(activation.bookId, filter.bookId),
+    filter.qrCodeId === undefined ? undefined : eq(activation.qrCodeId, filter.qrCodeId),
     filter.source === undefined ? undefined : sourceTerm(db, filter),
     filter.from === undefined ? undefined : gte(activation.createdAt, filter.from),
     filter.to === undefined ? undefined : lte(activation.createdAt, filter.to),

@@ -1,4 +1,4 @@
-import { and, eq, ne } from "drizzle-orm";
+import { and, desc, eq, isNotNull, lt, ne } from "drizzle-orm";
 import type { Database } from "#db";
 import { countRows, deleteById, findById, insertRow, listRows, updateById } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
@@ -79,4 +79,20 @@ export async function deactivateOthers(
 
 export function deleteApk(db: Database, id: number): Promise<ApkRow | undefined> {
   return deleteById(db, db.tables.apk, id);
+}
+
+/** The APK of `kind` with the highest versionCode below `versionCode` that has a file (index apk_kind_code_uq). */
+export async function findPreviousApk(
+  db: Database,
+  kind: ApkKind,
+  versionCode: number,
+): Promise<ApkRow | undefined> {
+  const { apk } = db.tables;
+  const [row] = await db.orm
+    .select()
+    .from(apk)
+    .where(and(eq(apk.kind, kind), lt(apk.versionCode, versionCode), isNotNull(apk.fileSha256)))
+    .orderBy(desc(apk.versionCode))
+    .limit(1);
+  return row;
 }

@@ -123,3 +123,14 @@ export async function expireSessionChecks(db: Database, userUuid: string): Promi
       .where(eq(userSession.userUuid, userUuid));
   });
 }
+
+/** A user's sessions, newest first (at most MAX_SESSIONS_PER_USER exist; index user_session_user_idx). */
+export function sessionsOfUser(db: Database, userUuid: string): Promise<SessionRow[]> {
+  const { userSession } = db.tables;
+  return db.orm
+    .select()
+    .from(userSession)
+    .where(eq(userSession.userUuid, userUuid))
+    .orderBy(desc(userSession.lastSeenAt))
+    .limit(MAX_SESSIONS_PER_USER);
+}

@@ -216,3 +216,14 @@ export async function writeSyncState(
       await tx.orm.update(shopSyncState).set(next).where(eq(shopSyncState.id, SYNC_STATE_ID));
   });
 }
+
+/** A user's latest grants from shop orders, newest first, at most `limit` (index shop_order_grant_user_book_idx). */
+export function grantsOfUser(db: Database, userUuid: string, limit: number): Promise<ShopOrderGrantRow[]> {
+  const { shopOrderGrant } = db.tables;
+  return db.orm
+    .select()
+    .from(shopOrderGrant)
+    .where(eq(shopOrderGrant.userUuid, userUuid))
+    .orderBy(sql`${shopOrderGrant.createdAt} desc`, sql`${shopOrderGrant.id} desc`)
+    .limit(limit);
+}

@@ -365,3 +365,12 @@ export async function attachApkFile(
     return updated!;
   });
 }
+
+/**
+ * What a roll back activates (the console's APK screen): the APK of `kind` with the highest
+ * versionCode below the active one's that has a file; undefined when there is none.
+ */
+export async function previousApk(db: Database, kind: apks.ApkKind): Promise<apks.ApkRow | undefined> {
+  const active = await apks.findActiveApk(db, kind);
+  return active ? apks.findPreviousApk(db, kind, active.versionCode) : undefined;
+}

@@ -81,3 +81,18 @@ export async function getUser(db: Database, store: StoreDirectory, uuid: string)
   const [withRole] = await withRoles(db, [user]);
   return withRole!;
 }
+
+/**
+ * The user with this e-mail (or login), as the console's forms name a user (API.md §10 "E-mail"),
+ * with their roles; undefined when the store has none. The same look-up as a sign-in's.
+ */
+export async function findUserByEmail(
+  db: Database,
+  store: StoreDirectory,
+  email: string,
+): Promise<UserWithRoles | undefined> {
+  const user = await store.findUser(email.trim());
+  if (!user) return undefined;
+  const [withRole] = await withRoles(db, [user]);
+  return withRole;
+}

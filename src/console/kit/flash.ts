@@ -13,6 +13,17 @@ export const FLASH_MESSAGES = {
   "print-run-created": "The print run was made.",
   "print-run-enabled": "The print run's codes are enabled.",
   "print-run-disabled": "The print run's codes are disabled.",
+  "code-enabled": "The code is enabled.",
+  "code-disabled": "The code is disabled.",
+  "activation-revoked": "The activation was revoked.",
+  "activation-granted": "The book was granted.",
+  "sessions-ended": "The user's sessions were ended.",
+  "device-token-revoked": "The device token was revoked.",
+  "apk-uploaded": "The APK was uploaded. Check what was read from it, then activate it.",
+  "apk-activated": "The APK is active.",
+  "product-mapped": "The product is mapped to the book.",
+  "product-removed": "The product mapping was removed.",
+  "shop-synced": "The shop was synchronised.",
 } as const;
 
 export type FlashKey = keyof typeof FLASH_MESSAGES;
