@@ -17,11 +17,18 @@ import { TEST_PASSWORD } from "../helpers/test-app";
 
 const hasChromium = requireTool("chromium", "chromium");
 const ADMIN = "console-admin@example.com";
+const READER = "console-reader@example.com";
 
 /** What the screens' paths are built from: the records seeded before the run. */
 export interface Seed {
   bookId: number;
   batchId: number;
+  /** A printed code as a reader reads it out, and the id of the code a reader redeemed. */
+  code: string;
+  redeemedCodeId: number;
+  /** The reader who redeemed it, and the activation it made. */
+  readerUuid: string;
+  activationId: number;
 }
 
 export interface ScreenCase {
@@ -45,6 +52,27 @@ export const SCREENS: ScreenCase[] = [
   { name: "print-run-new", path: (s) => `/console/books/${s.bookId}/print-runs/new`, shows: "New print run" },
   { name: "print-run", path: (s) => `/console/print-runs/${s.batchId}`, shows: "First print" },
   { name: "print-run-disable", path: (s) => `/console/print-runs/${s.batchId}/disable`, shows: "Disable" },
+  { name: "codes", path: () => "/console/codes", shows: "Codes" },
+  { name: "code-found", path: (s) => `/console/codes?q=${encodeURIComponent(s.code)}`, shows: "First print" },
+  { name: "code-disable", path: (s) => `/console/codes/${s.redeemedCodeId}/disable`, shows: "Disable" },
+  { name: "activations", path: () => "/console/activations", shows: "Activations" },
+  {
+    name: "activations-of-book",
+    path: (s) => `/console/activations?bookId=${s.bookId}`,
+    shows: "Activations",
+  },
+  { name: "activation-new", path: () => "/console/activations/new", shows: "Grant a book by hand" },
+  {
+    name: "activation-revoke",
+    path: (s) => `/console/activations/${s.activationId}/revoke`,
+    shows: "Revoke",
+  },
+  { name: "users", path: () => "/console/users?q=console", shows: "Users" },
+  { name: "user", path: (s) => `/console/users/${s.readerUuid}`, shows: READER },
+  { name: "user-sessions-end", path: (s) => `/console/users/${s.readerUuid}/sessions/end`, shows: "End" },
+  { name: "shop", path: () => "/console/shop", shows: "Shop" },
+  { name: "apks", path: () => "/console/apks", shows: "APKs" },
+  { name: "audit", path: () => "/console/audit", shows: "Audit log" },
   { name: "system", path: () => "/console/system", shows: "System" },
   { name: "not-found", path: () => "/console/no-such-screen", shows: "Page not found" },
 ];
@@ -112,10 +140,10 @@ describe.if(hasChromium)("the console in Chromium", () => {
     expect(session.status).toBe(201);
     const token = ((await session.json()) as { token: string }).token;
     await grantAdminWithCli(ADMIN, server.dataEnv);
-    const api = async (path: string, body: unknown) => {
+    const api = async (path: string, body: unknown, bearer = token) => {
       const response = await fetch(`${server.url}${path}`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${bearer}` },
         body: JSON.stringify(body),
       });
       expect(response.status).toBe(201);
@@ -127,8 +155,19 @@ describe.if(hasChromium)("the console in Chromium", () => {
       bookId: book.id,
       quantity: 5,
       label: "First print",
-    })) as unknown as { batchId: number }[];
-    seed = { bookId: Number(book.id), batchId: Number(codes[0]?.batchId) };
+    })) as unknown as { id: number; batchId: number; code: string }[];
+    const reader = (await api("/authentication/register", { email: READER, password: TEST_PASSWORD })) as {
+      token: string;
+    };
+    const activation = await api("/activation/by-qr-code", { code: codes[1]!.code }, reader.token);
+    seed = {
+      bookId: Number(book.id),
+      batchId: Number(codes[0]?.batchId),
+      code: codes[0]!.code,
+      redeemedCodeId: codes[1]!.id,
+      readerUuid: String(activation.userUuid),
+      activationId: Number(activation.id),
+    };
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     console.log(`console screenshots: ${output}`);
