@@ -14,7 +14,7 @@
 //                                  (named BENCH_DATABASE_PREFIX, default bookdist_scale, and a
 //                                  random suffix)
 //      BENCH_ONLY=count,page0      only the rows whose group is named (startup, key, count, page0,
-//                                  lastpage, whole, admin)
+//                                  lastpage, batch, whole, admin)
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -58,7 +58,7 @@ const BOUNDED: Targets = { probeP99Ms: 100, rssMiB: 128 };
 const OFF_LOOP: Targets = { probeP99Ms: 100 };
 
 interface Row {
-  group: "startup" | "key" | "count" | "page0" | "lastpage" | "whole" | "admin";
+  group: "startup" | "key" | "count" | "page0" | "lastpage" | "batch" | "whole" | "admin";
   name: string;
   method?: "GET" | "POST";
   /** The path, or how to find it when the row runs (it may name what an earlier row made). */
@@ -66,6 +66,8 @@ interface Row {
   /** The body of run i (so each redemption meets a fresh code). */
   body?: (run: number) => string;
   caller: "admin" | "reader";
+  /** Timed to the response's headers, its body then cancelled (a download's first answer). */
+  headersOnly?: boolean;
   repeats: number;
   status: number;
   targets: Targets;
@@ -307,6 +309,48 @@ async function rowsOf(session: Session, seeded: Seeded): Promise<Row[]> {
     targets: { medianMs: 100 },
   });
 
+  // Print runs (issue 41): a run made while others read, then a run's counts wherever they are
+  // answered — its book's page, the batch itself, and the headers of its CSV and its sheet — for
+  // the seeded run of 200,000 codes.
+  const batch = (name: string, path: Row["path"], extra: Partial<Row> = {}): Row => ({
+    ...key(name, path, "admin"),
+    group: "batch",
+    targets: FAST,
+    ...extra,
+  });
+  rows.push(
+    batch("POST /activation-qr-code/batch (10,000 codes, book 3)", "/activation-qr-code/batch", {
+      method: "POST",
+      body: () => JSON.stringify({ bookId: 3, quantity: 10_000, maxActivations: 1, label: "scale bench" }),
+      status: 201,
+      repeats: 1,
+      targets: OFF_LOOP,
+    }),
+  );
+  rows.push(
+    batch(
+      "GET /activation-qr-code/ofbook/{bookId}/batches page 0 (big book)",
+      `/activation-qr-code/ofbook/${BIG_BOOK_ID}/batches?page=0&size=${PAGE_SIZE}`,
+    ),
+  );
+  rows.push(
+    batch("GET /activation-qr-code/batch/{id} (200,000 codes)", `/activation-qr-code/batch/${BIG_BATCH_ID}`),
+  );
+  rows.push(
+    batch(
+      "GET /activation-qr-code/batch/{id}/codes.csv headers (200,000 codes)",
+      `/activation-qr-code/batch/${BIG_BATCH_ID}/codes.csv`,
+      { headersOnly: true },
+    ),
+  );
+  rows.push(
+    batch(
+      "GET /activation-qr-code/batch/{id}/sheet.pdf headers (200,000 codes)",
+      `/activation-qr-code/batch/${BIG_BATCH_ID}/sheet.pdf`,
+      { headersOnly: true },
+    ),
+  );
+
   // Admin work before the whole lists: the memory those leave held would hide what it takes.
   const admin = (name: string, path: Row["path"], extra: Partial<Row> = {}): Row => ({
     group: "admin",
@@ -407,7 +451,9 @@ async function measureRow(session: Session, row: Row): Promise<Measured> {
   let failure: string | undefined;
   try {
     for (let run = 0; run < row.repeats && failure === undefined; run++) {
-      const result = await curl(session, row, path, run);
+      const result = row.headersOnly
+        ? await headers(session, row, path)
+        : await curl(session, row, path, run);
       times.push(result.ms);
       bytes = result.bytes;
       failure = result.failure;
@@ -460,6 +506,26 @@ async function curl(
   if (code !== 0) return { ms, bytes, failure: `curl exit ${code} after ${bytes} bytes` };
   if (Number(status) !== row.status) return { ms, bytes, failure: `status ${status}, not ${row.status}` };
   return { ms, bytes };
+}
+
+/** A GET timed to its response's headers; the body is cancelled (the server stops making it). */
+async function headers(
+  session: Session,
+  row: Row,
+  path: string,
+): Promise<{ ms: number; bytes: number; failure?: string }> {
+  const token = row.caller === "admin" ? session.admin : session.reader;
+  const started = performance.now();
+  try {
+    const response = await fetch(`${session.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+    const ms = performance.now() - started;
+    await response.body?.cancel();
+    if (response.status !== row.status)
+      return { ms, bytes: 0, failure: `status ${response.status}, not ${row.status}` };
+    return { ms, bytes: 0 };
+  } catch (error) {
+    return { ms: performance.now() - started, bytes: 0, failure: String(error) };
+  }
 }
 
 /** Another client: GET /book/1 as a reader every 50 ms, each answer's latency kept. */
