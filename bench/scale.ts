@@ -15,7 +15,12 @@
 //                                  random suffix)
 //      BENCH_ONLY=count,page0      only the rows whose group is named (startup, key, count, page0,
 //                                  lastpage, batch, whole, admin)
-import { readFileSync, rmSync } from "node:fs";
+//      BENCH_PORT=18391            the server's port (default 18291): two benches at once
+//      BENCH_SQLITE_SEEDED=<file>  a copy of this SQLite file, seeded at the same size by an
+//                                  earlier run or by seedScale, instead of seeding one (the
+//                                  server migrates it as it starts)
+import { Database as Sqlite } from "bun:sqlite";
+import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { childEnv } from "../test/helpers/child-env";
@@ -37,7 +42,7 @@ const SIZE: ScaleSize = process.argv.includes("--s3")
     ? SIZES.S1
     : SIZES.S2;
 const GROUPS = process.env.BENCH_ONLY?.split(",") ?? null;
-const PORT = 18291;
+const PORT = Number(process.env.BENCH_PORT ?? 18291);
 const PROBE_EVERY_MS = 50;
 const RSS_EVERY_MS = 5;
 /** Runs of a cheap request (median taken); whole lists and admin work run once. */
@@ -124,7 +129,11 @@ async function main(): Promise<void> {
 
 async function onDatabase(label: string, databaseUrl: string, work: string, dataDirName: string) {
   console.log(`${label}: seeding ${SIZE.name}…`);
-  const seeded = await seedScale(databaseUrl, SIZE);
+  const seededFile = process.env.BENCH_SQLITE_SEEDED;
+  const seeded =
+    seededFile && databaseUrl.startsWith("sqlite:")
+      ? copySeeded(seededFile, databaseUrl.slice("sqlite:".length))
+      : await seedScale(databaseUrl, SIZE);
   console.log(`${label}: seeded ${SIZE.name} in ${fmt(seeded.seconds)} s`);
   const env = childEnv({
     PORT: String(PORT),
@@ -185,6 +194,27 @@ async function onDatabase(label: string, databaseUrl: string, work: string, data
     if (server) await stop(server);
   }
   return { label, seedSeconds: seeded.seconds, rows };
+}
+
+/** A file seeded earlier, copied; the fresh codes read from it (scale-seed.ts's layout). */
+function copySeeded(from: string, to: string): Seeded {
+  const started = performance.now();
+  copyFileSync(from, to);
+  const db = new Sqlite(to, { readonly: true });
+  try {
+    const firstFresh = 50 * SIZE.books + 1;
+    const fresh = db
+      .query("SELECT code FROM activation_qr_code WHERE id > ? ORDER BY id LIMIT 20")
+      .all(firstFresh) as Array<{ code: string }>;
+    const regular = SIZE.books * 100;
+    return {
+      freshCodes: fresh.map((row) => row.code),
+      someQrCodeId: regular + 2_001,
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    db.close();
+  }
 }
 
 async function stop(server: Subprocess): Promise<void> {
