@@ -19,6 +19,10 @@
 //      BENCH_SQLITE_SEEDED=<file>  a copy of this SQLite file, seeded at the same size by an
 //                                  earlier run or by seedScale, instead of seeding one (the
 //                                  server migrates it as it starts)
+//      BENCH_SETTLE_S=90           seconds to wait after the last start before the rows: the
+//                                  start-up's own work (archive checks of every version) is
+//                                  done by then, as it is when the earlier groups run first
+//      BENCH_SKIP_SQLITE=1         only the Postgres table
 import { Database as Sqlite } from "bun:sqlite";
 import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -107,7 +111,8 @@ async function main(): Promise<void> {
   const work = tempDir("bookdist-bench-scale-");
   try {
     const sqlitePath = join(work, "bookdist.sqlite");
-    tables.push(await onDatabase("SQLite", `sqlite:${sqlitePath}`, work, "data-sqlite"));
+    if (!process.env.BENCH_SKIP_SQLITE)
+      tables.push(await onDatabase("SQLite", `sqlite:${sqlitePath}`, work, "data-sqlite"));
     rmSync(sqlitePath, { force: true });
     const postgresUrl = process.env.BENCH_DATABASE_URL;
     if (postgresUrl) {
@@ -170,6 +175,7 @@ async function onDatabase(label: string, databaseUrl: string, work: string, data
       probeP99Ms: Number.NaN,
       probeMaxMs: Number.NaN,
     });
+    await Bun.sleep(Number(process.env.BENCH_SETTLE_S ?? 0) * 1000);
     const session = await sessionsOn(`http://127.0.0.1:${PORT}`, server!.pid!, env);
     for (const row of await rowsOf(session, seeded)) {
       if (GROUPS && !GROUPS.includes(row.group)) continue;
