@@ -38,15 +38,15 @@ function cloned(error: unknown): ClonedError {
  * Copies what the WAL holds into the database file without stopping writers (PASSIVE). A WAL
  * starts over only when a write begins after all of it was copied, which a steady stream of
  * writes never leaves time for: once the file is past half its bound, the checkpoint is a
- * TRUNCATE, which holds new writes back for the moment it takes (they wait for the lock without
- * holding the loop, db/busy.ts) and empties the file. A writer that holds the lock longer than the
- * busy timeout (the worker's own print run) just puts it off to the next round.
+ * TRUNCATE, which holds writers back for the moment it takes to copy what PASSIVE left (they wait
+ * for the lock without holding the loop, db/busy.ts) and empties the file. When writes follow one
+ * another too closely for it to find the lock free within the busy timeout, the server's door is
+ * asked for a moment without writes (truncate(), queued like a transaction).
  */
 function checkpoint(connection: SqliteConnection, path: string): void {
   try {
     connection.query("PRAGMA wal_checkpoint(PASSIVE)").get();
-    const size = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
-    if (size <= WAL_BOUND_BYTES / 2) {
+    if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_BOUND_BYTES / 2) {
       overBound = false;
       return;
     }
@@ -54,10 +54,10 @@ function checkpoint(connection: SqliteConnection, path: string): void {
     if (truncated.busy === 0) overBound = false;
     else askForTruncate();
   } catch (error) {
-    // Locked by a writer or a reader of another process: the next round tries again.
     const code = String((error as { code?: unknown }).code ?? "");
     if (!code.startsWith("SQLITE_BUSY") && !code.startsWith("SQLITE_LOCKED"))
       reply({ type: "log", message: `WAL checkpoint failed: ${cloned(error).message}` });
+    // Locked by a writer or a reader: the next round tries again, and the door is asked.
     else if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) > WAL_BOUND_BYTES / 2)
       askForTruncate();
   }

@@ -128,6 +128,33 @@ describe.if(onlyIn(testDialect === "sqlite", "the writer worker is SQLite's"))(
       }
       expect(largest).toBeLessThanOrEqual(WAL_BOUND_BYTES);
     }, 120_000);
+  },
+);
+
+// Its own database and worker: the WAL it starts with is the load's alone.
+describe.if(onlyIn(testDialect === "sqlite", "the writer worker is SQLite's"))(
+  `the SQLite writer worker under a redemption load (${testDialect})`,
+  () => {
+    let database: TestDatabase;
+    let db: Database;
+    let path: string;
+    let bookId: number;
+    beforeAll(async () => {
+      database = await createTestDatabase({ checkpoints: "worker" });
+      db = database.handle.db;
+      path = sqlitePathFromUrl(database.url);
+      const book = { title: "Load", author: null, isbn: null, description: null, language: null };
+      bookId = (await insertBook(db, book, new Date())).id;
+    });
+    afterAll(() => database.drop());
+    const walBytes = () => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    const run = (quantity: number) =>
+      createQrCodeBatch(
+        db,
+        systemSource,
+        { bookId, quantity, maxActivations: 5, label: "run", expiresAt: null },
+        new Date(),
+      );
 
     test("the WAL stays bounded under a redemption load", async () => {
       const rows = await run(6_000);
