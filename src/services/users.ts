@@ -83,7 +83,7 @@ export async function getUser(db: Database, store: StoreDirectory, uuid: string)
 }
 
 /**
- * The user with this e-mail (or login), as the console's forms name a user (API.md §10 "E-mail"),
+ * The user with this e-mail (or login), as the console's forms name a user (README "Console": the field E-mail),
  * with their roles; undefined when the store has none. The same look-up as a sign-in's.
  */
 export async function findUserByEmail(

@@ -2,7 +2,6 @@
 // a record's facts as a description list, links to a book and a user, the date filters of a list
 // (README "Console": `from`/`to` in the query string), and the activations table they all show.
 import type { Child } from "hono/jsx";
-import type { Database } from "#db";
 import type { ListRead, ListWindow } from "../../lib/list-window";
 import type { ActivationSource } from "../../services/activations";
 import { getBook } from "../../services/books";
@@ -24,7 +23,10 @@ export function pageRows<Row>(read: ListRead<Row>): { rows: Row[]; total: number
 }
 
 /** The titles of a page's books (at most a page of look-ups by id); a deleted book has none. */
-export async function bookTitles(db: Database, ids: Iterable<number>): Promise<Map<number, string>> {
+export async function bookTitles(
+  db: Parameters<typeof getBook>[0],
+  ids: Iterable<number>,
+): Promise<Map<number, string>> {
   const titles = new Map<number, string>();
   await Promise.all(
     [...new Set(ids)].map(async (id) => {
