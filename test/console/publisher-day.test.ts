@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { grantAdminWithCli } from "../helpers/admin-cli";
+import { ApkWorkshop, requireAndroidTools } from "../helpers/android-tools";
 import { launchChromium } from "../helpers/chromium";
 import { buildEpub } from "../helpers/epub";
 import { makePng } from "../helpers/png";
@@ -20,6 +21,7 @@ import { TEST_PASSWORD } from "../helpers/test-app";
 
 const hasChromium = requireTool("chromium", "chromium");
 const hasPoppler = requireTool("pdftotext", "poppler-utils");
+const hasAndroidTools = requireAndroidTools("aapt", "apksigner", "keytool");
 const ADMIN = "day-admin@example.com";
 const READER = "day-reader@example.com";
 const GRANTED = "day-granted@example.com";
@@ -265,6 +267,50 @@ describe.if(hasChromium && hasPoppler)("a publisher's day in the console, in Chr
     expect(grantedBooks).toHaveLength(1);
     await checkCsp();
 
+    // 5. A bookapp APK uploaded through the form (progress to 100 %) and activated, a newer one
+    // (same signer, versionCode 11) uploaded and activated, then rolled back to the first.
+    if (hasAndroidTools) {
+      const workshop = new ApkWorkshop();
+      try {
+        const key = workshop.key("RSA");
+        const apks = [
+          await workshop.build({ versionCode: 10, signer: key }),
+          await workshop.build({ versionCode: 11, signer: key }),
+        ];
+        for (const [i, apk] of apks.entries()) {
+          await page.goto(`${url}/console/apks`);
+          expect(
+            await uploadThrough(page.locator('form[aria-label="Upload a bookapp APK"]'), {
+              name: `bookapp-${i}.apk`,
+              mimeType: "application/vnd.android.package-archive",
+              buffer: Buffer.from(apk.bytes),
+            }),
+          ).toBe(100);
+          expect(page.url()).toMatch(/\/console\/apks\/\d+\?done=apk-uploaded/);
+          await Promise.all([
+            page.waitForURL(/done=apk-activated/),
+            page.locator('form[aria-label="Activate the APK"] button[type="submit"]').click(),
+          ]);
+          const active = (await (await api("GET", "/apk/active", undefined, "")).json()) as {
+            bookapp: { versionCode: number } | null;
+          };
+          expect(active.bookapp?.versionCode).toBe(10 + i);
+        }
+        await page.goto(`${url}/console/apks`);
+        await Promise.all([
+          page.waitForURL((u) => u.pathname !== "/console/apks" || u.search !== ""),
+          page.locator('form[aria-label="Roll the bookapp back"] button[type="submit"]').click(),
+        ]);
+        const rolledBack = (await (await api("GET", "/apk/active", undefined, "")).json()) as {
+          bookapp: { versionCode: number } | null;
+        };
+        expect(rolledBack.bookapp?.versionCode).toBe(10);
+        await checkCsp();
+      } finally {
+        workshop.dispose();
+      }
+    }
+
     // 6. Map a shop product to the book; the audit log lists the day's changes; sign out.
     await page.goto(`${url}/console/shop`);
     const shopForm = page.locator('form[aria-label="Map a product"]');
@@ -279,7 +325,17 @@ describe.if(hasChromium && hasPoppler)("a publisher's day in the console, in Chr
 
     await page.goto(`${url}/console/audit`);
     const audit = await main();
-    for (const action of ["book.create", "bookversion.create", "activation.delete", "activation.create"]) {
+    for (const action of [
+      "book.create",
+      "book.cover",
+      "bookversion.create",
+      "bookversion.upload",
+      "batch.create",
+      "activation.delete",
+      "activation.create",
+      "shopproduct.create",
+      ...(hasAndroidTools ? ["apk.upload", "apk.activate"] : []),
+    ]) {
       expect([action, audit.includes(action)]).toEqual([action, true]);
     }
     await checkCsp();
