@@ -173,7 +173,10 @@ describe.if(hasChromium && hasPoppler)("a publisher's day in the console, in Chr
     const versionForm = page.locator('form[aria-label="New version"]');
     await versionForm.locator('[name="versionCode"]').fill("1");
     await versionForm.locator('[name="versionName"]').fill("1.0");
-    await Promise.all([page.waitForURL(/\?done=/), versionForm.locator('button[type="submit"]').click()]);
+    await Promise.all([
+      page.waitForURL(/done=version-created/),
+      versionForm.locator('button[type="submit"]').click(),
+    ]);
     const epub = buildEpub("epub3");
     expect(
       await uploadThrough(page.locator('form[aria-label="Upload archive of version 1"]'), {
