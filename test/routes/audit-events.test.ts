@@ -76,7 +76,15 @@ async function newApk(versionCode = nextApkCode++): Promise<number> {
   return (await bodyAs(response, Apk)).id;
 }
 const apkFixture = expectedApks.find((apk) => apk.file === "tinyapp-v2-rsa2048.apk")!;
+/** Every fixture is versionCode 10: earlier cases' records of that code move to another one. */
+async function moveFixtureCodeAside(): Promise<void> {
+  const listed = await json<{ id: number; versionCode: number }[]>(await call("GET", "/apk?size=100"));
+  for (const apk of listed.filter((row) => row.versionCode === apkFixture.versionCode)) {
+    await updateApk(t.deps.db, apk.id, { versionCode: nextApkCode++ }, new Date());
+  }
+}
 async function uploadedApk(): Promise<number> {
+  await moveFixtureCodeAside();
   const id = await newApk(apkFixture.versionCode);
   await call("POST", `/apk/${id}/upload`, { body: multipartFile(fixtureBytes(apkFixture.file)) });
   return id;
@@ -344,6 +352,35 @@ const cases: Record<string, () => Promise<Expected>> = {
         signerSha256: [null, apkFixture.signerSha256],
         packageName: [null, apkFixture.packageName],
       },
+    };
+  },
+  createApkFromFile: async () => {
+    await moveFixtureCodeAside();
+    const bytes = fixtureBytes(apkFixture.file);
+    const response = await call("POST", "/apk/upload?kind=launcher", { body: multipartFile(bytes) });
+    const { id } = await json<{ id: number }>(response.clone());
+    return {
+      response,
+      action: "apk.upload",
+      target: { type: "apk", id },
+      changes: {
+        kind: [null, "launcher"],
+        versionCode: [null, apkFixture.versionCode],
+        fileSha256: [null, sha256(bytes)],
+        signerSha256: [null, apkFixture.signerSha256],
+      },
+    };
+  },
+  activateApk: async () => {
+    const id = await uploadedApk();
+    const response = await call("POST", `/apk/${id}/activate?allowSignerChange=true`);
+    // The later cases start with no active launcher (a repository write leaves no event).
+    await updateApk(t.deps.db, id, { active: false }, new Date());
+    return {
+      response,
+      action: "apk.activate",
+      target: { type: "apk", id },
+      changes: { active: [false, true] },
     };
   },
   updateApk: async () => {
