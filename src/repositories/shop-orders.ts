@@ -227,3 +227,18 @@ export function grantsOfUser(db: Database, userUuid: string, limit: number): Pro
     .orderBy(sql`${shopOrderGrant.createdAt} desc`, sql`${shopOrderGrant.id} desc`)
     .limit(limit);
 }
+
+/**
+ * The latest grants of every shop order, newest first (by id: a grant row is made once, then
+ * re-recorded in place), `limit` rows after skipping `offset`: read backwards along the primary
+ * key, so page 0 costs its rows whatever the table holds.
+ */
+export function latestGrants(db: Database, limit: number, offset: number): Promise<ShopOrderGrantRow[]> {
+  const { shopOrderGrant } = db.tables;
+  return db.orm
+    .select()
+    .from(shopOrderGrant)
+    .orderBy(sql`${shopOrderGrant.id} desc`)
+    .limit(limit)
+    .offset(offset);
+}

@@ -1,6 +1,9 @@
 // The console's dashboard figures (README "Console"): every number from a counter row (row_count,
 // migration 0004) or a per-day rollup (daily_count, migration 0017), so the page costs the same
 // at five million activations as at five. Downloads are counted here as the access log sees them.
+// Active readers: the users with an API session made or seen, or a device token made or used, in
+// the last ACTIVE_DAYS days (UTC) — the sum of that many rows of "reader.last-active" (migration
+// 0019: each user counted on their last active day only), not a scan of sessions or activations.
 import type { Database } from "#db";
 import type { Logger } from "../lib/logger";
 import { addToDailyCount, dailyCounts, dashboardCounters, runningTotals } from "../repositories/daily-counts";
@@ -22,8 +25,13 @@ export interface DashboardFigures {
   codesRedeemed: number;
   activations: number;
   activationsBySource: Record<ActivationSource, number>;
+  /** Readers active (an app signed in or used) in the last ACTIVE_DAYS days, today included. */
+  activeReaders: number;
   series: DaySeries;
 }
+
+/** The window of "active readers". */
+export const ACTIVE_DAYS = 30;
 
 const DAY_MS = 86_400_000;
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
@@ -32,10 +40,11 @@ export async function dashboardFigures(db: Database, now: Date, days: number): P
   const dayList = Array.from({ length: days }, (_, i) =>
     dayOf(new Date(now.getTime() - (days - 1 - i) * DAY_MS)),
   );
+  const activeFrom = dayOf(new Date(now.getTime() - (ACTIVE_DAYS - 1) * DAY_MS));
   const [{ books, codes: codesPrinted, activations }, totals, perDay] = await Promise.all([
     dashboardCounters(db),
     runningTotals(db),
-    dailyCounts(db, dayList[0] ?? dayOf(now)),
+    dailyCounts(db, [dayList[0] ?? dayOf(now), activeFrom].sort()[0] ?? activeFrom),
   ]);
   const index = new Map(dayList.map((day, i) => [day, i]));
   const series: DaySeries = {
@@ -43,7 +52,9 @@ export async function dashboardFigures(db: Database, now: Date, days: number): P
     activations: { code: dayList.map(() => 0), order: dayList.map(() => 0), manual: dayList.map(() => 0) },
     downloads: dayList.map(() => 0),
   };
+  let activeReaders = 0;
   for (const { day, metric, n } of perDay) {
+    if (metric === "reader.last-active" && day >= activeFrom) activeReaders += n;
     const i = index.get(day);
     if (i === undefined) continue;
     if (metric === "download") series.downloads[i] = n;
@@ -60,6 +71,7 @@ export async function dashboardFigures(db: Database, now: Date, days: number): P
       order: totals["activation.order"] ?? 0,
       manual: totals["activation.manual"] ?? 0,
     },
+    activeReaders,
     series,
   };
 }

@@ -144,6 +144,8 @@ export class ShopSync {
       orderId,
       status: snapshot.status,
       paid: this.paidStatuses.includes(snapshot.status),
+      /** The order's line items as the shop holds them now (the console shows them; the API does not). */
+      lines: snapshot.lines,
       // A claimed guest order shows its claimant even before it granted anything (nothing mapped yet).
       userUuid: record?.userUuid ?? (snapshot.customerId === 0 ? record?.guestClaimUuid : null) ?? null,
       grants,

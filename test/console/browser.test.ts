@@ -71,6 +71,7 @@ export const SCREENS: ScreenCase[] = [
   { name: "user", path: (s) => `/console/users/${s.readerUuid}`, shows: READER },
   { name: "user-sessions-end", path: (s) => `/console/users/${s.readerUuid}/sessions/end`, shows: "End" },
   { name: "shop", path: () => "/console/shop", shows: "Shop" },
+  { name: "shop-orders", path: () => "/console/shop/orders", shows: "Grants of shop orders" },
   { name: "apks", path: () => "/console/apks", shows: "APKs" },
   { name: "audit", path: () => "/console/audit", shows: "Audit log" },
   { name: "system", path: () => "/console/system", shows: "System" },

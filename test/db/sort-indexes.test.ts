@@ -28,7 +28,9 @@ import {
   versionsOfBookSortFields,
 } from "../../src/repositories/book-versions";
 import { bookSortFields, listBooks } from "../../src/repositories/books";
+import { dailyCounts } from "../../src/repositories/daily-counts";
 import { listQrCodes, qrCodeSortFields } from "../../src/repositories/qr-codes";
+import { latestGrants } from "../../src/repositories/shop-orders";
 import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
 
 interface Statement {
@@ -201,6 +203,32 @@ describe(`every documented sort field has an index (${testDialect})`, () => {
       expect(plan.some((line) => line.includes("activation_user_created_at_idx"))).toBe(true);
     }
   });
+
+  // The console: the shop's latest grants (/console/shop) walk the primary key backwards; the
+  // dashboard's last 30 days (active readers, the charts) are a range of daily_count's key.
+  for (const [name, read, sqliteIndex, pgIndex] of [
+    ["the latest shop grants", () => latestGrants(db, 26, 0), "shop_order_grant", "shop_order_grant_pkey"],
+    [
+      "the dashboard's days",
+      () => dailyCounts(db, "2026-11-01"),
+      "daily_count",
+      "daily_count_day_metric_slot_pk",
+    ],
+  ] as const) {
+    test(`${name}: read along an index, no sort of the table`, async () => {
+      caught = [];
+      await read();
+      expect(caught).toHaveLength(1);
+      const plan = await explain(caught[0]!);
+      if (testDialect === "sqlite") {
+        expect(plan.filter((line) => line.includes("TEMP B-TREE") && !line.includes("GROUP BY"))).toEqual([]);
+        expect(plan.some((line) => line.includes(sqliteIndex))).toBe(true);
+      } else {
+        expect(plan.some((line) => line.includes(pgIndex))).toBe(true);
+        expect(plan.filter((line) => /Seq Scan/.test(line))).toEqual([]);
+      }
+    });
+  }
 
   // Recently updated finds its set once (a CTE that the page and the total both read), from the
   // versions changed in its window; a search reads the reader's activations.

@@ -110,7 +110,7 @@ export function page(c: ConsoleContext, options: PageOptions, body: Child): Prom
   const admin = options.admin ?? c.get("principal");
   return render(
     c,
-    <Layout {...options} admin={admin} flash={flashMessage(c.req.query("done"))}>
+    <Layout {...options} admin={admin} flash={flashMessage(c.req.query("done"), c.req.query())}>
       {body}
     </Layout>,
     options.status ?? 200,

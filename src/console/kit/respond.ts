@@ -30,12 +30,18 @@ export function auditSourceOf(c: ConsoleContext): AuditSource {
 /**
  * 303 See Other to `path` (a console path), with the flash message `flash` shown there: the
  * message is named by a key of kit/flash.ts, never carried as text, so a link cannot make the
- * console say anything.
+ * console say anything. `counts`: the numbers a message of FLASH_COUNTS is followed by.
  */
-export function redirectTo(c: ConsoleContext, path: string, flash?: FlashKey): Response {
+export function redirectTo(
+  c: ConsoleContext,
+  path: string,
+  flash?: FlashKey,
+  counts: Record<string, number> = {},
+): Response {
   if (!flash) return c.redirect(path, 303);
   const url = new URL(path, "http://console.invalid");
   url.searchParams.set("done", flash);
+  for (const [name, n] of Object.entries(counts)) url.searchParams.set(name, String(n));
   return c.redirect(url.pathname + url.search, 303);
 }
 

@@ -3,7 +3,7 @@
 import type { Hono } from "hono";
 import type { AppBindings } from "../../http/types";
 import { getActiveApks } from "../../services/apks";
-import { dashboardFigures } from "../../services/dashboard";
+import { ACTIVE_DAYS, dashboardFigures } from "../../services/dashboard";
 import { shopStatus } from "../../services/shop-status";
 import { BarChart } from "../kit/chart";
 import { page } from "../kit/layout";
@@ -46,7 +46,16 @@ export function mountDashboard(router: Hono<AppBindings>): void {
           <Card label="… by code" value={figures.activationsBySource.code} />
           <Card label="… by shop order" value={figures.activationsBySource.order} />
           <Card label="… by hand" value={figures.activationsBySource.manual} />
+          <Card
+            label={`Active readers (${ACTIVE_DAYS} days)`}
+            value={figures.activeReaders}
+            href="#active-readers"
+          />
         </ul>
+        <p id="active-readers" class="hint">
+          Active readers: the accounts that signed in to an app, used a signed-in app, or made or used a
+          device token in the last {ACTIVE_DAYS} days (UTC, today included), each counted once.
+        </p>
         <h2>The last {days} days</h2>
         <p>
           Show:{" "}

@@ -455,6 +455,15 @@ export const dailyCount = pgTable(
   (t) => [primaryKey({ columns: [t.day, t.metric, t.slot] })],
 );
 
+// The day each reader was last active (an API session or a device token used that day; UTC), one
+// row per user, written only by triggers (migration 0019): a row moving to a later day moves one
+// count of daily_count's "reader.last-active" from its old day to its new one, so "active readers
+// in the last 30 days" is the sum of 30 rows of daily_count (README "Console"), whatever the users.
+export const readerActivity = pgTable("reader_activity", {
+  userUuid: text("user_uuid").primaryKey(),
+  day: text("day").notNull(),
+});
+
 // Each book's number of QR codes, kept by triggers like row_count (migration 0004): counting a
 // 200,000-code book's index entries took 26 ms. No foreign key: a book's delete cascades to its
 // codes, whose delete trigger brings the row to 0 and removes it.
@@ -641,6 +650,7 @@ export const tables = {
   rateLimit,
   rowCount,
   dailyCount,
+  readerActivity,
   bookQrCodeCount,
   shopProduct,
   shopOrder,

@@ -426,7 +426,8 @@ export const rowCount = sqliteTable(
 // activations themselves. `day` is the UTC date (YYYY-MM-DD), or "" for a running total.
 // Metrics: activation.code|order|manual (activations made that day, by source; the "" rows are the
 // live totals, which deletes lower), code.redeemed ("" only: codes ever redeemed), download (whole
-// archive and APK downloads that day). Triggers of migration 0017 keep the activation and code
+// archive and APK downloads that day), reader.last-active (readers whose last active day that is:
+// reader_activity). Triggers of migration 0017 keep the activation and code
 // metrics; the access log adds downloads. `slot` spreads concurrent writers over rows as
 // row_count's does.
 export const dailyCount = sqliteTable(
@@ -439,6 +440,15 @@ export const dailyCount = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.day, t.metric, t.slot] })],
 );
+
+// The day each reader was last active (an API session or a device token used that day; UTC), one
+// row per user, written only by triggers (migration 0019): a row moving to a later day moves one
+// count of daily_count's "reader.last-active" from its old day to its new one, so "active readers
+// in the last 30 days" is the sum of 30 rows of daily_count (README "Console"), whatever the users.
+export const readerActivity = sqliteTable("reader_activity", {
+  userUuid: text("user_uuid").primaryKey(),
+  day: text("day").notNull(),
+});
 
 // Each book's number of QR codes, kept by triggers like row_count (migration 0004): counting a
 // 200,000-code book's index entries took 26 ms on Postgres. No foreign key: a book's delete
@@ -651,6 +661,7 @@ export const tables = {
   rateLimit,
   rowCount,
   dailyCount,
+  readerActivity,
   bookQrCodeCount,
   shopProduct,
   shopOrder,
