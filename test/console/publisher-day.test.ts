@@ -166,7 +166,11 @@ describe.if(hasChromium && hasPoppler)("a publisher's day in the console, in Chr
         buffer: Buffer.from(png),
       }),
     ).toBe(100);
-    expect(await page.locator(`img[src^="/book/${bookId}/cover?v="]`).count()).toBe(1);
+    const shown = page.locator(`img[src^="/console/books/${bookId}/cover?v="]`);
+    expect(await shown.count()).toBe(1);
+    // Loaded under the console's CSP: the preview is same-origin (README "Console").
+    type Img = { decode(): Promise<void>; naturalWidth: number };
+    expect(await shown.evaluate((img: Img) => img.decode().then(() => img.naturalWidth))).toBe(40);
     expect((await api("GET", `/book/${bookId}/cover`, undefined, "")).status).toBe(200);
     await checkCsp();
 
