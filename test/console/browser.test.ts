@@ -11,6 +11,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { grantAdminWithCli } from "../helpers/admin-cli";
 import { launchChromium } from "../helpers/chromium";
+import { makePng } from "../helpers/png";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { requireTool } from "../helpers/requires";
 import { TEST_PASSWORD } from "../helpers/test-app";
@@ -222,4 +223,21 @@ describe.if(hasChromium)("the console in Chromium", () => {
     await Promise.all([page.waitForURL(/\/console\/login/), page.keyboard.press("Enter")]);
     expect((await context.cookies()).find((c) => c.name === "__Host-bookdist-console")).toBeUndefined();
   }, 240_000);
+
+  test("the cover preview is hidden until an image is chosen, and again when the choice is cleared", async () => {
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await signInWithKeyboard(page, server.url, ADMIN, TEST_PASSWORD);
+    await page.goto(`${server.url}/console/books/${seed.bookId}`);
+    const preview = page.locator("img[data-preview-for]");
+    expect(await preview.getAttribute("hidden")).not.toBeNull();
+    expect(await preview.isVisible()).toBe(false);
+    const input = page.locator('form[aria-label="Upload cover"] input[type="file"]');
+    const png = makePng({ width: 30, height: 40, colorType: 2, bitDepth: 8 });
+    await input.setInputFiles({ name: "cover.png", mimeType: "image/png", buffer: Buffer.from(png) });
+    await preview.waitFor({ state: "visible" });
+    await input.setInputFiles([]);
+    await preview.waitFor({ state: "hidden" });
+    await page.close();
+  });
 });
