@@ -224,6 +224,32 @@ describe.if(hasChromium)("the console in Chromium", () => {
     expect((await context.cookies()).find((c) => c.name === "__Host-bookdist-console")).toBeUndefined();
   }, 240_000);
 
+  test("at 360 px a wide table scrolls sideways in its own region, by keyboard too; the page does not", async () => {
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.setViewportSize({ width: 360, height: 900 });
+    await signInWithKeyboard(page, server.url, ADMIN, TEST_PASSWORD);
+    await page.goto(`${server.url}/console/users/${seed.readerUuid}`);
+    const region = page.locator("#user-activations .table-scroll");
+    expect(await region.getAttribute("role")).toBe("region");
+    expect(await region.getAttribute("aria-label")).toBe("The books this user holds");
+    expect(await region.getAttribute("tabindex")).toBe("0");
+    const widths = (await region.evaluate((box: { scrollWidth: number; clientWidth: number }) => [
+      box.scrollWidth,
+      box.clientWidth,
+    ])) as [number, number];
+    expect(widths[0]).toBeGreaterThan(widths[1]);
+    expect(
+      await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"),
+    ).toBeLessThanOrEqual(0);
+    await region.focus();
+    await page.keyboard.press("ArrowRight");
+    const scrolled = () => region.evaluate((box: { scrollLeft: number }) => box.scrollLeft);
+    for (let i = 0; i < 50 && (await scrolled()) === 0; i++) await Bun.sleep(20);
+    expect(await scrolled()).toBeGreaterThan(0);
+    await page.close();
+  });
+
   test("the cover preview is hidden until an image is chosen, and again when the choice is cleared", async () => {
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);

@@ -40,7 +40,7 @@ import {
 import { page } from "../kit/layout";
 import { confirmPage } from "../kit/pages";
 import { auditSourceOf, type ConsoleContext, idParam, redirectTo } from "../kit/respond";
-import { DataTable, ListQuery, PAGE_SIZE, pageRows, SearchForm } from "../kit/table";
+import { DataTable, ListQuery, PAGE_SIZE, pageRows, SearchForm, TableScroll } from "../kit/table";
 
 type BookRow = Awaited<ReturnType<typeof getBook>>;
 
@@ -216,7 +216,7 @@ async function bookPage(c: ConsoleContext, book: BookRow, state: BookPageState =
       </section>
       <section aria-labelledby="versions">
         <h2 id="versions">Versions</h2>
-        <div class="table-scroll">
+        <TableScroll label="Versions of this book, newest first">
           <table>
             <caption>Versions of this book, newest first</caption>
             <thead>
@@ -285,7 +285,7 @@ async function bookPage(c: ConsoleContext, book: BookRow, state: BookPageState =
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
         <h3>New version</h3>
         <ErrorSummary errors={versionForm.errors} labels={VERSION_LABELS} />
         <Form action={`/console/books/${book.id}/versions`} label="New version">

@@ -4,6 +4,7 @@ import type { Hono } from "hono";
 import packageJson from "../../../package.json" with { type: "json" };
 import type { AppBindings } from "../../http/types";
 import { page } from "../kit/layout";
+import { TableScroll } from "../kit/table";
 
 export function mountSystem(router: Hono<AppBindings>): void {
   router.get("/system", async (c) => {
@@ -47,7 +48,7 @@ export function mountSystem(router: Hono<AppBindings>): void {
           ))}
         </dl>
         <h2>Jobs</h2>
-        <div class="table-scroll">
+        <TableScroll label="Scheduled jobs of this instance">
           <table>
             <caption>Scheduled jobs of this instance</caption>
             <thead>
@@ -75,7 +76,7 @@ export function mountSystem(router: Hono<AppBindings>): void {
               </tr>
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </>,
     );
   });
