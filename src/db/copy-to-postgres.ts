@@ -5,6 +5,9 @@
 // bounded: each table is read in keyset pages of PAGE_ROWS rows, and each page is one multi-row
 // insert. The counters (row_count, book_qr_code_count) are not copied: the target's triggers
 // (migration 0004) count the copied rows as they arrive, so they are what the triggers give.
+// The dashboard's daily_count is copied as it is, last: its downloads are counted by the app, not
+// by triggers, so they cannot be recomputed; what the target's triggers (migration 0017) counted of
+// the copied activations and codes is deleted first, so that nothing is counted twice.
 // Blobs are not touched: the deployment id is copied, so the blob owner markers stay its own.
 import { Database as SqliteConnection } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
@@ -71,6 +74,42 @@ function table<R>(
         copied += rows.length;
         progress(copied);
         after = keyOf(rows[rows.length - 1] as R);
+        if (rows.length < PAGE_ROWS) return copied;
+      }
+    },
+  };
+}
+
+/**
+ * daily_count as the source holds it, keyed by (day, metric, slot): a few rows per day and metric.
+ * Runs after activation and activation_qr_code, whose triggers have by then added their own
+ * counts of the copied rows; those go first (see the top of this file).
+ */
+function dailyCountCopy(): TableCopy {
+  const t = lite.dailyCount;
+  const p = pg.dailyCount;
+  return {
+    name: "daily_count",
+    source: t,
+    target: p,
+    async copy(orm, tx, progress) {
+      await tx.delete(p);
+      let copied = 0;
+      let after: { day: string; metric: string; slot: number } | undefined;
+      for (;;) {
+        const rows = await orm
+          .select()
+          .from(t)
+          .where(
+            after && sql`(${t.day}, ${t.metric}, ${t.slot}) > (${after.day}, ${after.metric}, ${after.slot})`,
+          )
+          .orderBy(asc(t.day), asc(t.metric), asc(t.slot))
+          .limit(PAGE_ROWS);
+        if (rows.length === 0) return copied;
+        await tx.insert(p).values(rows);
+        copied += rows.length;
+        progress(copied);
+        after = rows[rows.length - 1];
         if (rows.length < PAGE_ROWS) return copied;
       }
     },
@@ -316,6 +355,7 @@ function tableCopies(): TableCopy[] {
       (r) => r.id,
       (tx, rows) => tx.insert(p.shopSyncState).values(rows),
     ),
+    dailyCountCopy(),
     table(
       "audit_event",
       t.auditEvent,
@@ -408,7 +448,9 @@ function checkSourceMigrations(connection: SqliteConnection): void {
 async function refuseNonEmpty(tx: TargetOrm): Promise<void> {
   const held: string[] = [];
   for (const copy of tableCopies()) {
-    const [row] = await tx.select({ n: count() }).from(copy.target);
+    // The migrations leave daily_count's zero rows (as row_count's), which are no data.
+    const where = copy.target === pg.dailyCount ? sql`${pg.dailyCount.n} <> 0` : undefined;
+    const [row] = await tx.select({ n: count() }).from(copy.target).where(where);
     if ((row?.n ?? 0) > 0) held.push(copy.name);
   }
   const [counted] = await tx.select({ n: count() }).from(pg.rowCount).where(sql`${pg.rowCount.n} <> 0`);
