@@ -92,6 +92,7 @@ describe.if(hasChromium && hasPoppler)("a publisher's day in the console, in Chr
     const checkCsp = async () => {
       blocked.push(...(await cspViolations(page)));
     };
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text as rendered
     const main = () => page.locator("main").innerText();
     const url = server.url;
 

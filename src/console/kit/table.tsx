@@ -11,13 +11,14 @@ export const PAGE_SIZE = 25;
 /**
  * Every table's box: a table wider than the screen (360 px) keeps its columns and scrolls sideways
  * in here, rather than squeezing its cells to a few letters a line or widening the page. A region
- * named as the table, focusable so that a keyboard can scroll it (axe: scrollable-region-focusable).
+ * (a <section> named as the table), focusable so that a keyboard can scroll it (axe's
+ * scrollable-region-focusable).
  */
 export function TableScroll(props: { label: string; children: Child }) {
   return (
-    <div class="table-scroll" role="region" aria-label={props.label} tabindex={0}>
+    <section class="table-scroll" aria-label={props.label} tabindex={0}>
       {props.children}
-    </div>
+    </section>
   );
 }
 
