@@ -187,9 +187,10 @@ describe.if(hasChromium)("the console in Chromium", () => {
   }, 240_000);
 
   test("at 360 px a wide table scrolls sideways in its own region, by keyboard too; the page does not", async () => {
-    const page = await context.newPage();
+    // A context of its own: signed in afresh, whichever test ran before.
+    const own = await browser.newContext({ viewport: { width: 360, height: 900 } });
+    const page = await own.newPage();
     page.setDefaultTimeout(15_000);
-    await page.setViewportSize({ width: 360, height: 900 });
     await signInWithKeyboard(page, server.url, ADMIN, TEST_PASSWORD);
     await page.goto(`${server.url}/console/users/${seed.readerUuid}`);
     const region = page.locator("#user-activations .table-scroll");
@@ -210,11 +211,12 @@ describe.if(hasChromium)("the console in Chromium", () => {
     const scrolled = () => region.evaluate((box: { scrollLeft: number }) => box.scrollLeft);
     for (let i = 0; i < 50 && (await scrolled()) === 0; i++) await Bun.sleep(20);
     expect(await scrolled()).toBeGreaterThan(0);
-    await page.close();
+    await own.close();
   });
 
   test("the cover preview is hidden until an image is chosen, and again when the choice is cleared", async () => {
-    const page = await context.newPage();
+    const own = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await own.newPage();
     page.setDefaultTimeout(15_000);
     await signInWithKeyboard(page, server.url, ADMIN, TEST_PASSWORD);
     await page.goto(`${server.url}/console/books/${seed.bookId}`);
@@ -227,6 +229,6 @@ describe.if(hasChromium)("the console in Chromium", () => {
     await preview.waitFor({ state: "visible" });
     await input.setInputFiles([]);
     await preview.waitFor({ state: "hidden" });
-    await page.close();
+    await own.close();
   });
 });
