@@ -5,6 +5,12 @@
 // bounded: each table is read in keyset pages of PAGE_ROWS rows, and each page is one multi-row
 // insert. The counters (row_count, book_qr_code_count) are not copied: the target's triggers
 // (migration 0004) count the copied rows as they arrive, so they are what the triggers give.
+// The dashboard's tables are copied as they are, last: daily_count's downloads are counted by the
+// app, not by triggers, so they cannot be recomputed, and reader_activity keeps a reader's last
+// active day after their sessions are gone, which a rebuild from the copied sessions would lose
+// (and daily_count's active readers would then disagree with it). What the target's triggers
+// (migrations 0017 and 0019) made of the rows copied before is deleted first, so nothing is
+// counted twice.
 // Blobs are not touched: the deployment id is copied, so the blob owner markers stay its own.
 import { Database as SqliteConnection } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
@@ -71,6 +77,51 @@ function table<R>(
         copied += rows.length;
         progress(copied);
         after = keyOf(rows[rows.length - 1] as R);
+        if (rows.length < PAGE_ROWS) return copied;
+      }
+    },
+  };
+}
+
+/**
+ * A table the target's triggers filled from the rows copied before it (see the top of this file):
+ * what they made is deleted, then the source's rows are copied as they are.
+ */
+function asTheSourceHoldsIt(copy: TableCopy): TableCopy {
+  return {
+    ...copy,
+    async copy(orm, tx, progress) {
+      await tx.delete(copy.target);
+      return copy.copy(orm, tx, progress);
+    },
+  };
+}
+
+/** daily_count, keyed by (day, metric, slot): a few rows per day and metric. */
+function dailyCountCopy(): TableCopy {
+  const t = lite.dailyCount;
+  const p = pg.dailyCount;
+  return {
+    name: "daily_count",
+    source: t,
+    target: p,
+    async copy(orm, tx, progress) {
+      let copied = 0;
+      let after: { day: string; metric: string; slot: number } | undefined;
+      for (;;) {
+        const rows = await orm
+          .select()
+          .from(t)
+          .where(
+            after && sql`(${t.day}, ${t.metric}, ${t.slot}) > (${after.day}, ${after.metric}, ${after.slot})`,
+          )
+          .orderBy(asc(t.day), asc(t.metric), asc(t.slot))
+          .limit(PAGE_ROWS);
+        if (rows.length === 0) return copied;
+        await tx.insert(p).values(rows);
+        copied += rows.length;
+        progress(copied);
+        after = rows[rows.length - 1];
         if (rows.length < PAGE_ROWS) return copied;
       }
     },
@@ -326,6 +377,25 @@ function tableCopies(): TableCopy[] {
       (r) => r.id,
       (tx, rows) => tx.insert(p.auditEvent).values(rows),
     ),
+    // Last: the triggers of every table above have had their say (see the top of this file).
+    asTheSourceHoldsIt(
+      table(
+        "reader_activity",
+        t.readerActivity,
+        p.readerActivity,
+        t.readerActivity.userUuid,
+        (orm, where) =>
+          orm
+            .select()
+            .from(t.readerActivity)
+            .where(where)
+            .orderBy(asc(t.readerActivity.userUuid))
+            .limit(PAGE_ROWS),
+        (r) => r.userUuid,
+        (tx, rows) => tx.insert(p.readerActivity).values(rows),
+      ),
+    ),
+    asTheSourceHoldsIt(dailyCountCopy()),
   ];
 }
 
@@ -408,7 +478,9 @@ function checkSourceMigrations(connection: SqliteConnection): void {
 async function refuseNonEmpty(tx: TargetOrm): Promise<void> {
   const held: string[] = [];
   for (const copy of tableCopies()) {
-    const [row] = await tx.select({ n: count() }).from(copy.target);
+    // The migrations leave daily_count's zero rows (as row_count's), which are no data.
+    const where = copy.target === pg.dailyCount ? sql`${pg.dailyCount.n} <> 0` : undefined;
+    const [row] = await tx.select({ n: count() }).from(copy.target).where(where);
     if ((row?.n ?? 0) > 0) held.push(copy.name);
   }
   const [counted] = await tx.select({ n: count() }).from(pg.rowCount).where(sql`${pg.rowCount.n} <> 0`);

@@ -5,7 +5,7 @@
 import type { Deps } from "../deps";
 import { AppError } from "../lib/problems";
 import { trimChars } from "../lib/trim";
-import type { BlobRange } from "../storage/blob-store";
+import type { BlobRange, Delivery } from "../storage/blob-store";
 import { parseByteRange } from "./byte-range";
 import { responseMark } from "./response-mark";
 
@@ -25,6 +25,8 @@ export interface FileToSend {
   filename?: string;
   disposition?: "attachment" | "inline";
   cacheControl: string;
+  /** "app": streamed by the app even where downloads redirect to the bucket (BlobStore.source). */
+  delivery?: Delivery;
 }
 
 const MAX_FILENAME_LENGTH = 200;
@@ -183,7 +185,7 @@ export async function sendBlob(
   request: Request,
   file: FileToSend,
 ): Promise<Response> {
-  const source = deps.blobs.source(file.sha256);
+  const source = deps.blobs.source(file.sha256, file.delivery);
   if (source.kind === "redirect") {
     const headers = validators(file);
     if (isNotModified(request, file)) return new Response(null, { status: 304, headers });

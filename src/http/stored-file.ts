@@ -17,7 +17,7 @@ export function sendStoredFile(
   c: Context<AppBindings>,
   what: string,
   file: FileColumns,
-  how: Pick<FileToSend, "contentType" | "filename" | "disposition" | "cacheControl">,
+  how: Pick<FileToSend, "contentType" | "filename" | "disposition" | "cacheControl" | "delivery">,
 ): Promise<Response> {
   if (!file.sha256 || !file.uploadedAt) throw notFound(what);
   return sendBlob(c.get("deps"), c.req.raw, {

@@ -69,6 +69,9 @@ export type BlobSource =
       };
     };
 
+/** Who sends a download's bytes: whatever the driver's configuration says, or the app itself. */
+export type Delivery = "configured" | "app";
+
 /**
  * Content-addressed uploaded files, whichever driver keeps them (STORAGE), as requests see them:
  * routes and services store a checked upload, make sure it is still there before the
@@ -89,7 +92,12 @@ export interface BlobStore {
    * that young); on failure nothing is published and no temp file is left.
    */
   write<T = undefined>(source: ByteSource, options: WriteOptions<T>): Promise<WrittenBlob<T>>;
-  source(sha256: string): BlobSource;
+  /**
+   * How a download gets the blob. `"app"`: its bytes, streamed through the app, even where
+   * downloads go to the bucket (S3_DOWNLOADS=redirect): the console's cover preview, whose CSP
+   * admits images of its own origin only.
+   */
+  source(sha256: string, delivery?: Delivery): BlobSource;
   /** For /health: throws when uploads could not be stored now. */
   probeStorage(): Promise<void>;
 }

@@ -15,6 +15,7 @@ import {
   type BlobSource,
   type BlobStorage,
   type ByteSource,
+  type Delivery,
   LocalBlobStore,
   OWNER_MARKER,
   ownersIn,
@@ -301,9 +302,9 @@ export class S3BlobStore implements BlobStorage {
     return new Uint8Array(await bucketCall(() => this.file(sha256).slice(start, end).arrayBuffer()));
   }
 
-  source(sha256: string): BlobSource {
+  source(sha256: string, delivery: Delivery = "configured"): BlobSource {
     const file = this.file(sha256);
-    if (this.config.downloads === "redirect") {
+    if (this.config.downloads === "redirect" && delivery === "configured") {
       const expiresInSeconds = Math.max(1, Math.floor(this.config.presignTtlMs / 1000));
       return {
         kind: "redirect",

@@ -3,7 +3,10 @@
 // separation of the console's cookie from the API's credentials. On SQLite or, with
 // TEST_DATABASE_URL, Postgres.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { SESSION_TOUCH_INTERVAL_MS } from "../../src/config";
 import { safeNext } from "../../src/console/next-path";
+import { queuedWrite } from "../../src/db/transaction";
 import { cleanupSessions } from "../../src/jobs/session-cleanup";
 import { revokeAdmin } from "../../src/services/admin-grants";
 import { cliSource } from "../../src/services/audit";
@@ -250,6 +253,21 @@ describe("console access", () => {
 
 describe("console session lifetime", () => {
   let t: TestApp;
+
+  /** The store user's WordPress roles, changed behind the app's back (as the shop does). */
+  async function setCapabilities(email: string, serialized: string): Promise<void> {
+    const { storeUser, storeUsermeta } = t.deps.db.tables;
+    const [row] = await t.deps.db.orm
+      .select({ id: storeUser.id })
+      .from(storeUser)
+      .where(eq(storeUser.userEmail, email));
+    await queuedWrite(t.deps.db, (tx) =>
+      tx.orm
+        .update(storeUsermeta)
+        .set({ metaValue: serialized })
+        .where(and(eq(storeUsermeta.userId, row!.id), eq(storeUsermeta.metaKey, "wp_capabilities"))),
+    );
+  }
   beforeAll(async () => {
     t = await createTestApp();
     await t.admin();
@@ -287,6 +305,27 @@ describe("console session lifetime", () => {
     } finally {
       await t.grantAdmin(ADMIN_EMAIL);
     }
+  });
+
+  test("a shop administrator demoted in the store: served until the re-check, out within 60 s", async () => {
+    const user = await t.user();
+    await setCapabilities(user.email, 'a:1:{s:13:"administrator";b:1;}');
+    const cookie = await signIn(t, user.email);
+    expect((await consoleRequest(t, "GET", "/console/books", { cookie })).status).toBe(200);
+    await setCapabilities(user.email, 'a:1:{s:8:"customer";b:1;}');
+    // Before the re-check interval (SESSION_TOUCH_INTERVAL_MS, 30 s) the row's role still serves…
+    t.clock.advance(10_000);
+    expect((await consoleRequest(t, "GET", "/console/books", { cookie })).status).toBe(200);
+    // …and the first request after it asks the store: the session ends, well within 60 s.
+    t.clock.advance(SESSION_TOUCH_INTERVAL_MS);
+    expectLoginRedirect(await consoleRequest(t, "GET", "/console/books", { cookie }), "/console/books");
+    const rows = await t.deps.db.orm.select().from(t.deps.db.tables.consoleSession);
+    expect(rows.map((row) => row.id)).not.toContain(consoleSessionKey(cookie));
+    // A reader still, not an admin: signing in again is refused.
+    const again = await consoleRequest(t, "POST", "/console/login", {
+      form: { email: user.email, password: TEST_PASSWORD },
+    });
+    expect(again.status).toBe(403);
   });
 
   test("the session cleanup job deletes ended console sessions", async () => {

@@ -7,10 +7,17 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { grantAdminWithCli } from "../helpers/admin-cli";
 import { launchChromium } from "../helpers/chromium";
+import {
+  CSP_WATCH,
+  cspViolations,
+  seriousViolations,
+  signInWithKeyboard,
+  watch,
+} from "../helpers/console-browser";
+import { makePng } from "../helpers/png";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { requireTool } from "../helpers/requires";
 import { TEST_PASSWORD } from "../helpers/test-app";
@@ -78,52 +85,6 @@ export const SCREENS: ScreenCase[] = [
   { name: "not-found", path: () => "/console/no-such-screen", shows: "Page not found" },
 ];
 
-/** Watches a page for CSP violations, script errors and failed requests. */
-export function watch(page: Page): { problems: string[] } {
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`script error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" && !message.text().includes("404"))
-      problems.push(`console: ${message.text()}`);
-  });
-  page.on("requestfailed", (request) => problems.push(`failed: ${request.url()}`));
-  return { problems };
-}
-
-const CSP_WATCH = `
-  window.blocked = [];
-  document.addEventListener("securitypolicyviolation", (event) =>
-    window.blocked.push(event.effectiveDirective + " " + event.blockedURI));
-`;
-
-/** Signs in with the keyboard alone: Tab to E-mail, type, Tab to Password, type, Enter. */
-export async function signInWithKeyboard(
-  page: Page,
-  url: string,
-  email: string,
-  password: string,
-): Promise<void> {
-  await page.goto(`${url}/console/login`);
-  for (let i = 0; i < 10; i++) {
-    await page.keyboard.press("Tab");
-    if ((await page.evaluate("document.activeElement?.id")) === "field-email") break;
-  }
-  expect(await page.evaluate("document.activeElement?.id")).toBe("field-email");
-  await page.keyboard.type(email);
-  await page.keyboard.press("Tab");
-  expect(await page.evaluate("document.activeElement?.id")).toBe("field-password");
-  await page.keyboard.type(password);
-  await Promise.all([page.waitForURL(`${url}/console`), page.keyboard.press("Enter")]);
-}
-
-/** axe's serious and critical violations of the page, as lines. */
-export async function seriousViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
-
 let server: RealServer;
 let browser: Browser;
 let context: BrowserContext;
@@ -182,7 +143,8 @@ describe.if(hasChromium)("the console in Chromium", () => {
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     await page.addInitScript(CSP_WATCH);
-    const watched = watch(page);
+    // The not-found screen answers 404, which Chromium reports as a console error.
+    const watched = watch(page, { ignoreConsole: (message) => message.text().includes("404") });
     await signInWithKeyboard(page, server.url, ADMIN, TEST_PASSWORD);
     const cookies = await context.cookies();
     const cookie = cookies.find((c) => c.name === "__Host-bookdist-console");
@@ -197,12 +159,13 @@ describe.if(hasChromium)("the console in Chromium", () => {
         await page.setViewportSize({ width, height: 900 });
         await page.goto(`${server.url}${screen.path(seed)}`);
         await page.waitForLoadState("load");
+        // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text as rendered
         expect([screen.name, await page.locator("main").innerText()]).toEqual([
           screen.name,
           expect.stringContaining(screen.shows),
         ]);
         const violations = await seriousViolations(page);
-        const blocked = (await page.evaluate("window.blocked")) as string[];
+        const blocked = await cspViolations(page);
         const overflow = (await page.evaluate(
           "document.documentElement.scrollWidth - window.innerWidth",
         )) as number;
@@ -223,4 +186,50 @@ describe.if(hasChromium)("the console in Chromium", () => {
     await Promise.all([page.waitForURL(/\/console\/login/), page.keyboard.press("Enter")]);
     expect((await context.cookies()).find((c) => c.name === "__Host-bookdist-console")).toBeUndefined();
   }, 240_000);
+
+  test("at 360 px a wide table scrolls sideways in its own region, by keyboard too; the page does not", async () => {
+    // A context of its own: signed in afresh, whichever test ran before.
+    const own = await browser.newContext({ viewport: { width: 360, height: 900 } });
+    const page = await own.newPage();
+    page.setDefaultTimeout(15_000);
+    await signInWithKeyboard(page, server.url, ADMIN, TEST_PASSWORD);
+    await page.goto(`${server.url}/console/users/${seed.readerUuid}`);
+    const region = page.locator("#user-activations .table-scroll");
+    // A <section> with a name: the region role.
+    expect(await region.evaluate((box: { tagName: string }) => box.tagName)).toBe("SECTION");
+    expect(await region.getAttribute("aria-label")).toBe("The books this user holds");
+    expect(await region.getAttribute("tabindex")).toBe("0");
+    const widths = (await region.evaluate((box: { scrollWidth: number; clientWidth: number }) => [
+      box.scrollWidth,
+      box.clientWidth,
+    ])) as [number, number];
+    expect(widths[0]).toBeGreaterThan(widths[1]);
+    expect(
+      await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"),
+    ).toBeLessThanOrEqual(0);
+    await region.focus();
+    await page.keyboard.press("ArrowRight");
+    const scrolled = () => region.evaluate((box: { scrollLeft: number }) => box.scrollLeft);
+    for (let i = 0; i < 50 && (await scrolled()) === 0; i++) await Bun.sleep(20);
+    expect(await scrolled()).toBeGreaterThan(0);
+    await own.close();
+  });
+
+  test("the cover preview is hidden until an image is chosen, and again when the choice is cleared", async () => {
+    const own = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await own.newPage();
+    page.setDefaultTimeout(15_000);
+    await signInWithKeyboard(page, server.url, ADMIN, TEST_PASSWORD);
+    await page.goto(`${server.url}/console/books/${seed.bookId}`);
+    const preview = page.locator("img[data-preview-for]");
+    expect(await preview.getAttribute("hidden")).not.toBeNull();
+    expect(await preview.isVisible()).toBe(false);
+    const input = page.locator('form[aria-label="Upload cover"] input[type="file"]');
+    const png = makePng({ width: 30, height: 40, colorType: 2, bitDepth: 8 });
+    await input.setInputFiles({ name: "cover.png", mimeType: "image/png", buffer: Buffer.from(png) });
+    await preview.waitFor({ state: "visible" });
+    await input.setInputFiles([]);
+    await preview.waitFor({ state: "hidden" });
+    await own.close();
+  });
 });

@@ -42,7 +42,7 @@ describe("console codes", () => {
     expect(text).toContain("Activations 1 of 2");
     expect(text).toContain("State Available");
     expect(html).toContain(`/console/users/${reader.uuid}`);
-    expect(html).toContain('value="' + loose + '"');
+    expect(html).toContain(`value="${loose}"`);
   });
 
   test("an unknown code or no code at all: said so, 200", async () => {

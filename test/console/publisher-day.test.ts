@@ -13,6 +13,7 @@ import type { Browser, Page } from "playwright-core";
 import { grantAdminWithCli } from "../helpers/admin-cli";
 import { ApkWorkshop, requireAndroidTools } from "../helpers/android-tools";
 import { launchChromium } from "../helpers/chromium";
+import { CSP_WATCH, cspViolations, signInWithKeyboard, watch } from "../helpers/console-browser";
 import { buildEpub } from "../helpers/epub";
 import { makePng } from "../helpers/png";
 import { type RealServer, startRealServer } from "../helpers/real-server";
@@ -26,12 +27,8 @@ const ADMIN = "day-admin@example.com";
 const READER = "day-reader@example.com";
 const GRANTED = "day-granted@example.com";
 
-// The same watch as browser.test.ts (not imported: importing a test file runs its tests too).
-const CSP_WATCH = `
-  window.blocked = [];
-  document.addEventListener("securitypolicyviolation", (event) =>
-    window.blocked.push(event.effectiveDirective + " " + event.blockedURI));
-  // The highest value any <progress> took, kept across the redirect that follows an upload.
+// The highest value any <progress> took, kept across the redirect that follows an upload.
+const PROGRESS_WATCH = `
   const progressValue = Object.getOwnPropertyDescriptor(HTMLProgressElement.prototype, "value");
   Object.defineProperty(HTMLProgressElement.prototype, "value", {
     configurable: true,
@@ -43,36 +40,6 @@ const CSP_WATCH = `
     },
   });
 `;
-
-function watch(page: Page): { problems: string[] } {
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`script error: ${error.message}`));
-  page.on("console", (message) => {
-    // The browser asks for /favicon.ico by itself; the server has none (a 404, not a page's fault).
-    if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico"))
-      problems.push(`console: ${message.text()} ${message.location().url} on ${page.url()}`);
-  });
-  page.on("requestfailed", (request) => {
-    // A download the page hands to the browser ends its request as "aborted"; nothing failed.
-    if (!/\/codes\.csv|\/sheet\.pdf/.test(request.url()))
-      problems.push(`failed: ${request.url()} ${request.failure()?.errorText} on ${page.url()}`);
-  });
-  return { problems };
-}
-
-async function signInWithKeyboard(page: Page, url: string, email: string, password: string): Promise<void> {
-  await page.goto(`${url}/console/login`);
-  for (let i = 0; i < 10; i++) {
-    await page.keyboard.press("Tab");
-    if ((await page.evaluate("document.activeElement?.id")) === "field-email") break;
-  }
-  expect(await page.evaluate("document.activeElement?.id")).toBe("field-email");
-  await page.keyboard.type(email);
-  await page.keyboard.press("Tab");
-  expect(await page.evaluate("document.activeElement?.id")).toBe("field-password");
-  await page.keyboard.type(password);
-  await Promise.all([page.waitForURL(`${url}/console`), page.keyboard.press("Enter")]);
-}
 
 let server: RealServer;
 let browser: Browser;
@@ -116,12 +83,16 @@ describe.if(hasChromium && hasPoppler)("a publisher's day in the console, in Chr
     });
     const page = await context.newPage();
     page.setDefaultTimeout(20_000);
-    await page.addInitScript(CSP_WATCH);
-    const watched = watch(page);
+    await page.addInitScript(CSP_WATCH + PROGRESS_WATCH);
+    // A download the page hands to the browser ends its request as "aborted"; nothing failed.
+    const watched = watch(page, {
+      ignoreFailed: (request) => /\/codes\.csv|\/sheet\.pdf/.test(request.url()),
+    });
     const blocked: string[] = [];
     const checkCsp = async () => {
-      blocked.push(...((await page.evaluate("window.blocked")) as string[]));
+      blocked.push(...(await cspViolations(page)));
     };
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text as rendered
     const main = () => page.locator("main").innerText();
     const url = server.url;
 
@@ -166,7 +137,11 @@ describe.if(hasChromium && hasPoppler)("a publisher's day in the console, in Chr
         buffer: Buffer.from(png),
       }),
     ).toBe(100);
-    expect(await page.locator(`img[src^="/book/${bookId}/cover?v="]`).count()).toBe(1);
+    const shown = page.locator(`img[src^="/console/books/${bookId}/cover?v="]`);
+    expect(await shown.count()).toBe(1);
+    // Loaded under the console's CSP: the preview is same-origin (README "Console").
+    type Img = { decode(): Promise<void>; naturalWidth: number };
+    expect(await shown.evaluate((img: Img) => img.decode().then(() => img.naturalWidth))).toBe(40);
     expect((await api("GET", `/book/${bookId}/cover`, undefined, "")).status).toBe(200);
     await checkCsp();
 

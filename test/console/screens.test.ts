@@ -157,7 +157,21 @@ describe("console screens", () => {
     const png = makePng({ width: 4, height: 6, colorType: 2, bitDepth: 8 });
     const cover = await upload(`/console/books/${id}/cover`, "cover.png", png, "image/png");
     expect(cover.status).toBe(303);
-    expect(await get(`/console/books/${id}`).then((r) => r.text())).toContain(`src="/book/${id}/cover?v=`);
+    // The preview comes from the console's own origin (its CSP admits no other for images, and
+    // /book/{id}/cover may redirect to the bucket), streamed with the console's headers.
+    const bookHtml = await get(`/console/books/${id}`).then((r) => r.text());
+    const src = /<img class="cover-preview" src="([^"]+)"/.exec(bookHtml)?.[1] ?? "";
+    expect(src).toStartWith(`/console/books/${id}/cover?v=`);
+    const preview = await get(src);
+    expect(preview.status).toBe(200);
+    expect(preview.headers.get("content-type")).toBe("image/png");
+    expect(preview.headers.get("cache-control")).toBe("no-store");
+    expect(preview.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(new Uint8Array(await preview.arrayBuffer())).toEqual(png);
+    expectLoginRedirect(
+      await consoleRequest(t, "GET", `/console/books/${id}/cover`),
+      `/console/books/${id}/cover`,
+    );
     const notPng = await upload(
       `/console/books/${id}/cover`,
       "cover.png",

@@ -2,6 +2,7 @@
 // cover, an archive, a code redeemed and sessions; stopped; `bun run db copy --to <postgres url>`;
 // the real server started on that Postgres database with the same DATA_DIR and JWT secret. Every
 // token given out before still works, and the book, its files and the activation are all there.
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,6 +32,41 @@ async function call(server: RealServer, method: string, path: string, token?: st
   });
 }
 
+interface DailyCount {
+  day: string;
+  metric: string;
+  n: number;
+}
+
+/** The dashboard's counts by day and metric (summed over the slots), read from the SQLite file. */
+function dailyCountsOf(path: string): DailyCount[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db
+      .query<DailyCount, []>(
+        "SELECT day, metric, sum(n) AS n FROM daily_count GROUP BY day, metric ORDER BY day, metric",
+      )
+      .all();
+  } finally {
+    db.close();
+  }
+}
+
+interface Reader {
+  user_uuid: string;
+  day: string;
+}
+
+/** Each reader's last active day (the dashboard's active readers), read from the SQLite file. */
+function readersOf(path: string): Reader[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.query<Reader, []>("SELECT user_uuid, day FROM reader_activity ORDER BY user_uuid").all();
+  } finally {
+    db.close();
+  }
+}
+
 async function json(response: Response): Promise<Record<string, unknown>> {
   if (!response.ok) throw new Error(`${response.url}: ${response.status} ${await response.text()}`);
   return (await response.json()) as Record<string, unknown>;
@@ -46,6 +82,11 @@ describe.if(
   let targetUrl: string;
   let moved: RealServer | undefined;
   let copyOutput = { exitCode: -1, stderr: "" };
+  const sqlitePath = join(dataDir, "bookdist.sqlite");
+  let sourceCounts: DailyCount[] = [];
+  let sourceReaders: Reader[] = [];
+  let copiedReaders: Reader[] = [];
+  let copiedCounts: DailyCount[] = [];
   const before = {
     adminToken: "",
     readerToken: "",
@@ -122,6 +163,26 @@ describe.if(
       await json(
         await call(onSqlite, "POST", "/activation/by-qr-code", before.readerToken, { code: before.code }),
       );
+      // A reader who signed in and out: no session of theirs is left to copy, yet they stay an
+      // active reader of today (reader_activity), which a rebuild from the sessions would lose.
+      const away = await json(
+        await call(onSqlite, "POST", "/authentication/register", undefined, {
+          email: "away@example.com",
+          password: PASSWORD,
+        }),
+      );
+      await json(await call(onSqlite, "POST", "/authentication/logout", away.token as string, {}));
+      // A download, counted by the app (not by a trigger) on the dashboard's daily_count.
+      const download = await call(
+        onSqlite,
+        "GET",
+        `/bookversion/${before.versionId}/download`,
+        before.readerToken,
+      );
+      expect(download.status).toBe(200);
+      await download.arrayBuffer();
+      for (let i = 0; i < 100 && !dailyCountsOf(sqlitePath).some((c) => c.metric === "download"); i++)
+        await Bun.sleep(20);
       const login = await json(
         await call(onSqlite, "POST", "/authentication/login", undefined, {
           email: "mover@example.com",
@@ -133,6 +194,8 @@ describe.if(
       // Keeps DATA_DIR (ours, not the helper's): only the server's own temp folder goes.
       await onSqlite.stop();
     }
+    sourceCounts = dailyCountsOf(sqlitePath);
+    sourceReaders = readersOf(sqlitePath);
 
     // A password in the URL (the test server trusts local connections and ignores it): never printed.
     const withPassword = new URL(targetUrl);
@@ -147,6 +210,19 @@ describe.if(
     const [stderr, exitCode] = await Promise.all([new Response(child.stderr).text(), child.exited]);
     copyOutput = { exitCode, stderr };
     if (exitCode !== 0) throw new Error(`bun run db copy: ${exitCode}\n${stderr}`);
+
+    // Read before the server starts on it: its own downloads would count too.
+    const target = new SQL(targetUrl);
+    try {
+      copiedCounts = (
+        await target<DailyCount[]>`SELECT day, metric, sum(n)::int AS n FROM daily_count GROUP BY day, metric`
+      ).map((row) => ({ ...row }));
+      copiedReaders = (
+        await target<Reader[]>`SELECT user_uuid, day FROM reader_activity ORDER BY user_uuid`
+      ).map((row) => ({ ...row }));
+    } finally {
+      await target.close();
+    }
 
     moved = await startRealServer({ env: { DATA_DIR: dataDir, DATABASE_URL: targetUrl } });
   }, 120_000);
@@ -165,7 +241,7 @@ describe.if(
     expect(lines[0]).toContain(":***@");
     expect(copyOutput.stderr).not.toContain("never-printed-pw");
     expect(lines).toContain("copying book: 1/1 rows");
-    expect(copyOutput.stderr).toMatch(/verified: 24 tables, \d+ rows, row counts equal to the source/);
+    expect(copyOutput.stderr).toMatch(/verified: 26 tables, \d+ rows, row counts equal to the source/);
   });
 
   test("every token given out on SQLite still works on Postgres", async () => {
@@ -191,6 +267,22 @@ describe.if(
     const activations = await call(moved!, "GET", `/activation?bookId=${before.bookId}`, before.adminToken);
     expect(activations.status).toBe(200);
     expect(await activations.text()).toContain(`"bookId":${before.bookId}`);
+  });
+
+  test("the dashboard's daily counts are the source's: downloads kept, activations not counted twice", () => {
+    const today = new Date().toISOString().slice(0, 10);
+    expect(sourceCounts).toContainEqual({ day: today, metric: "download", n: 1 });
+    expect(sourceCounts).toContainEqual({ day: today, metric: "activation.code", n: 1 });
+    const key = (c: DailyCount) => `${c.day} ${c.metric}`;
+    const sorted = (counts: DailyCount[]) =>
+      [...counts].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    expect(sorted(copiedCounts)).toEqual(sorted(sourceCounts));
+  });
+
+  test("each reader's last active day is the source's, a reader with no session left included", () => {
+    // register ×3 (mover, reader, away) and the owner: every one of them signed in today.
+    expect(sourceReaders.length).toBeGreaterThanOrEqual(3);
+    expect(copiedReaders).toEqual(sourceReaders);
   });
 
   test("new rows get new ids after the copied ones", async () => {

@@ -10,6 +10,7 @@ import { BookVersion } from "../../src/routes/book-versions/book-versions.schema
 import { Book } from "../../src/routes/books/books.schemas";
 import { CHECK_INTERVAL_MS } from "../../src/services/health-checks";
 import { S3BlobStore } from "../../src/storage/s3-blob-store";
+import { consoleRequest, signedInAdmin } from "../console/helpers";
 import { ApkWorkshop, requireAndroidTools } from "../helpers/android-tools";
 import { requireCeph } from "../helpers/ceph";
 import { bodyAs, expectProblem } from "../helpers/responses";
@@ -143,6 +144,20 @@ for (const mode of ["redirect", "proxy"] as const) {
         expect(again.headers.get("etag")).toBe(etag);
         expect(again.headers.get("location")).toBeNull();
       }
+    });
+
+    test("the console's cover preview is streamed from its own origin, whatever S3_DOWNLOADS says", async () => {
+      const { cookie } = await signedInAdmin(t);
+      const page = await (await consoleRequest(t, "GET", `/console/books/${bookId}`, { cookie })).text();
+      const src = /<img class="cover-preview" src="([^"]+)"/.exec(page)?.[1] ?? "";
+      expect(src).toStartWith(`/console/books/${bookId}/cover`);
+      const preview = await consoleRequest(t, "GET", src, { cookie });
+      expect(preview.status).toBe(200);
+      expect(preview.headers.get("location")).toBeNull();
+      expect(preview.headers.get("content-type")).toBe("image/png");
+      expect(preview.headers.get("cache-control")).toBe("no-store");
+      const cover = downloads.find((download) => download.path === `/book/${bookId}/cover`);
+      expect(new Uint8Array(await preview.arrayBuffer())).toEqual(cover!.bytes);
     });
 
     if (mode === "redirect") {

@@ -74,7 +74,7 @@
     input.addEventListener("change", () => {
       const file = input.files?.[0];
       if (image.src) URL.revokeObjectURL(image.src);
-      if (!file || !file.type.startsWith("image/")) {
+      if (!file?.type.startsWith("image/")) {
         image.hidden = true;
         image.removeAttribute("src");
         return;

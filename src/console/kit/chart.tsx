@@ -1,6 +1,7 @@
 // Bar charts drawn on the server as SVG (README "Console"): stacked bars per day, one colour per
 // series (classes of console.css, no inline style), a legend, and the same numbers as a table for
 // whoever cannot see the picture (the text alternative).
+import { TableScroll } from "./table";
 
 export interface ChartSeries {
   label: string;
@@ -92,7 +93,7 @@ export function BarChart(props: { id: string; title: string; days: string[]; ser
       )}
       <details class="text-alternative">
         <summary>{`${props.title} as a table`}</summary>
-        <div class="table-scroll">
+        <TableScroll label={props.title}>
           <table>
             <caption>{props.title}</caption>
             <thead>
@@ -116,7 +117,7 @@ export function BarChart(props: { id: string; title: string; days: string[]; ser
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </details>
     </figure>
   );

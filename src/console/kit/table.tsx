@@ -8,6 +8,20 @@ import type { ConsoleContext } from "./respond";
 
 export const PAGE_SIZE = 25;
 
+/**
+ * Every table's box: a table wider than the screen (360 px) keeps its columns and scrolls sideways
+ * in here, rather than squeezing its cells to a few letters a line or widening the page. A region
+ * (a <section> named as the table), focusable so that a keyboard can scroll it (axe's
+ * scrollable-region-focusable).
+ */
+export function TableScroll(props: { label: string; children: Child }) {
+  return (
+    <section class="table-scroll" aria-label={props.label} tabindex={0}>
+      {props.children}
+    </section>
+  );
+}
+
 /** A paged read's rows and total (a read with a limit is never a stream). */
 export function pageRows<Row>(read: ListRead<Row>): { rows: Row[]; total: number } {
   if ("rows" in read) return read;
@@ -102,7 +116,7 @@ export function DataTable<S extends string>(props: {
   const { id, query } = props;
   return (
     <div id={id} class="list" aria-live="polite">
-      <div class="table-scroll">
+      <TableScroll label={props.caption}>
         <table>
           <caption>{props.caption}</caption>
           <thead>
@@ -146,7 +160,7 @@ export function DataTable<S extends string>(props: {
             )}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Pager id={id} query={query} hasNext={props.hasNext} total={props.total} />
     </div>
   );

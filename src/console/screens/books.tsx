@@ -6,6 +6,7 @@
 import type { Hono } from "hono";
 import type { z } from "zod";
 import { receiveFile } from "../../http/file-upload";
+import { sendStoredFile } from "../../http/stored-file";
 import type { AppBindings } from "../../http/types";
 import { AppError } from "../../lib/problems";
 import { BookVersionInput } from "../../routes/book-versions/book-versions.schemas";
@@ -39,7 +40,7 @@ import {
 import { page } from "../kit/layout";
 import { confirmPage } from "../kit/pages";
 import { auditSourceOf, type ConsoleContext, idParam, redirectTo } from "../kit/respond";
-import { DataTable, ListQuery, PAGE_SIZE, pageRows, SearchForm } from "../kit/table";
+import { DataTable, ListQuery, PAGE_SIZE, pageRows, SearchForm, TableScroll } from "../kit/table";
 
 type BookRow = Awaited<ReturnType<typeof getBook>>;
 
@@ -192,7 +193,7 @@ async function bookPage(c: ConsoleContext, book: BookRow, state: BookPageState =
         {book.coverSha256 ? (
           <img
             class="cover-preview"
-            src={`/book/${book.id}/cover?v=${book.coverSha256.slice(0, 12)}`}
+            src={`/console/books/${book.id}/cover?v=${book.coverSha256.slice(0, 12)}`}
             alt={`Cover of ${book.title}`}
             width={book.coverWidth ?? undefined}
             height={book.coverHeight ?? undefined}
@@ -215,7 +216,7 @@ async function bookPage(c: ConsoleContext, book: BookRow, state: BookPageState =
       </section>
       <section aria-labelledby="versions">
         <h2 id="versions">Versions</h2>
-        <div class="table-scroll">
+        <TableScroll label="Versions of this book, newest first">
           <table>
             <caption>Versions of this book, newest first</caption>
             <thead>
@@ -284,7 +285,7 @@ async function bookPage(c: ConsoleContext, book: BookRow, state: BookPageState =
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
         <h3>New version</h3>
         <ErrorSummary errors={versionForm.errors} labels={VERSION_LABELS} />
         <Form action={`/console/books/${book.id}/versions`} label="New version">
@@ -506,6 +507,19 @@ export function mountBooks(router: Hono<AppBindings>): void {
       );
     }
     return redirectTo(c, "/console/books", "book-deleted");
+  });
+
+  // The preview's bytes from the console's own origin: its CSP admits no other for images, and
+  // /book/{id}/cover may redirect to the bucket (S3_DOWNLOADS=redirect). Streamed, never buffered.
+  router.get("/books/:id/cover", async (c) => {
+    const book = await getBook(c.get("deps").db, idParam(c));
+    const cover = { sha256: book.coverSha256, size: book.coverSize, uploadedAt: book.coverUpdatedAt };
+    return sendStoredFile(c, `The cover of book ${book.id}`, cover, {
+      contentType: "image/png",
+      disposition: "inline",
+      cacheControl: "no-store",
+      delivery: "app",
+    });
   });
 
   router.post("/books/:id/cover", async (c) => {

@@ -30,7 +30,7 @@ import {
 import { page } from "../kit/layout";
 import { confirmPage } from "../kit/pages";
 import { auditSourceOf, type ConsoleContext, idParam, redirectTo } from "../kit/respond";
-import { DataTable, ListQuery, PAGE_SIZE } from "../kit/table";
+import { DataTable, ListQuery, PAGE_SIZE, TableScroll } from "../kit/table";
 import { BookLink, bookTitles, Facts, pageRows, UserLink, when, windowOf } from "./shared";
 
 const LABELS = { book: "Book", product: "Product", variation: "Variation" };
@@ -137,7 +137,7 @@ function OrderView(props: { order: ShopOrderView; titles: Map<number, string> })
           ["Last reconciled", order.syncedAt ? when(order.syncedAt) : "never"],
         ]}
       />
-      <div class="table-scroll">
+      <TableScroll label="The order's items">
         <table>
           <caption>{`The items of order ${order.orderId}`}</caption>
           <thead>
@@ -173,15 +173,15 @@ function OrderView(props: { order: ShopOrderView; titles: Map<number, string> })
             )}
           </tbody>
         </table>
-      </div>
-      <div class="table-scroll">
+      </TableScroll>
+      <TableScroll label="The order's grants">
         <GrantsTable
           caption={`What order ${order.orderId} granted`}
           rows={order.grants}
           titles={props.titles}
           empty="bookdist has granted nothing for this order (not reconciled yet, or nothing in it is mapped)."
         />
-      </div>
+      </TableScroll>
     </section>
   );
 }
@@ -252,13 +252,13 @@ async function shopPage(c: ConsoleContext, state: ShopPageState = {}) {
       </form>
       {lookup?.order && <OrderView order={lookup.order} titles={titles} />}
       <h2>Recent orders</h2>
-      <div class="table-scroll">
+      <TableScroll label="Recent orders">
         <GrantsTable
           caption={`The latest ${GRANTS_SHOWN} grants of shop orders, newest first`}
           rows={grants.rows}
           titles={titles}
         />
-      </div>
+      </TableScroll>
       {grants.hasNext && (
         <p>
           <a href="/console/shop/orders">All grants of shop orders</a>

@@ -56,6 +56,8 @@ function LastRun(props: { record: JobRecord | undefined }) {
   );
 }
 
+import { TableScroll } from "../kit/table";
+
 export function mountSystem(router: Hono<AppBindings>): void {
   router.get("/system", async (c) => {
     const deps = c.get("deps");
@@ -106,7 +108,7 @@ export function mountSystem(router: Hono<AppBindings>): void {
           own jobs. The shop sync's last run on any instance:{" "}
           {shopState.lastSyncAt ? when(new Date(shopState.lastSyncAt)) : "never"}.
         </p>
-        <div class="table-scroll">
+        <TableScroll label="Scheduled jobs and their last runs on this instance">
           <table>
             <caption>Scheduled jobs and their last runs on this instance</caption>
             <thead>
@@ -142,7 +144,7 @@ export function mountSystem(router: Hono<AppBindings>): void {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </>,
     );
   });

@@ -23,7 +23,7 @@ import {
 import { page } from "../kit/layout";
 import { confirmPage } from "../kit/pages";
 import { adminOf, auditSourceOf, type ConsoleContext, idParam, redirectTo } from "../kit/respond";
-import { DataTable, ListQuery, PAGE_SIZE, SearchForm } from "../kit/table";
+import { DataTable, ListQuery, PAGE_SIZE, SearchForm, TableScroll } from "../kit/table";
 import { ActivationsTable, BookLink, bookTitles, Facts, pageRows, when, windowOf } from "./shared";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -140,7 +140,7 @@ export function mountUsers(router: Hono<AppBindings>): void {
           dateSort="createdAt"
         />
         <h2>Shop orders</h2>
-        <div class="table-scroll">
+        <TableScroll label={`The latest ${GRANTS_SHOWN} grants of this user's shop orders`}>
           <table>
             <caption>{`The latest ${GRANTS_SHOWN} grants of this user's shop orders`}</caption>
             <thead>
@@ -172,9 +172,9 @@ export function mountUsers(router: Hono<AppBindings>): void {
               )}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
         <h2>Sessions</h2>
-        <div class="table-scroll">
+        <TableScroll label="The user's signed-in apps and browsers (API sessions)">
           <table>
             <caption>The user's signed-in apps and browsers (API sessions)</caption>
             <thead>
@@ -202,7 +202,7 @@ export function mountUsers(router: Hono<AppBindings>): void {
               )}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
         {sessions.length > 0 && (
           <p>
             <a class="button danger" href={`${userPath(uuid)}/sessions/end`}>
@@ -211,7 +211,7 @@ export function mountUsers(router: Hono<AppBindings>): void {
           </p>
         )}
         <h2>Device tokens</h2>
-        <div class="table-scroll">
+        <TableScroll label="The user's device tokens in force">
           <table>
             <caption>The user's device tokens in force</caption>
             <thead>
@@ -247,7 +247,7 @@ export function mountUsers(router: Hono<AppBindings>): void {
               )}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </>,
     );
   });
