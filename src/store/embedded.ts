@@ -183,10 +183,20 @@ export class EmbeddedStore implements StoreDirectory {
       const key = lowerOf(this.db, column);
       terms.push(direction === "desc" ? desc(key) : asc(key));
     }
+    const matching = this.matching(search.prefix);
+    // Bounded: the first `within` matches (the union of the three ranges, as the indexes give
+    // them) by key, sorted among themselves.
+    const where =
+      search.within === undefined
+        ? matching
+        : inArray(
+            storeUser.id,
+            this.db.orm.select({ id: storeUser.id }).from(storeUser).where(matching).limit(search.within),
+          );
     const rows = await this.db.orm
       .select({ id: storeUser.id })
       .from(storeUser)
-      .where(this.matching(search.prefix))
+      .where(where)
       .orderBy(...terms, asc(storeUser.id))
       .limit(search.limit)
       .offset(search.offset);
@@ -198,8 +208,18 @@ export class EmbeddedStore implements StoreDirectory {
     return users;
   }
 
-  async countUsers(prefix: string): Promise<number> {
+  async countUsers(prefix: string, upTo?: number): Promise<number> {
     const { storeUser } = this.db.tables;
+    if (upTo !== undefined) {
+      const kept = this.db.orm
+        .select({ id: storeUser.id })
+        .from(storeUser)
+        .where(this.matching(prefix))
+        .limit(upTo + 1)
+        .as("kept");
+      const [row] = await this.db.orm.select({ n: sql<number>`count(*)` }).from(kept);
+      return Number(row?.n ?? 0);
+    }
     const [row] = await this.db.orm
       .select({ n: sql<number>`count(*)` })
       .from(storeUser)
