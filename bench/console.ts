@@ -165,6 +165,17 @@ async function onDatabase(label: string, databaseUrl: string, dataDir: string, s
   try {
     const session = await sessionsOn(server.url, server.process.pid, childEnv(env));
     const cookie = await consoleSignIn(server.url);
+    // The probe alone for a second: its own latency on this machine now, the floor of its column.
+    const idle = startProbe(session);
+    await Bun.sleep(1000);
+    const floor = await idle.stop();
+    rows.push({
+      path: "(none: the probe alone, 1 s)",
+      medianMs: 0,
+      bytes: 0,
+      probeP99Ms: floor.p99,
+      probeMaxMs: floor.max,
+    });
     for (const path of pagesOf(seeded)) {
       const measured = await measurePage(session, cookie, path);
       rows.push(measured);
