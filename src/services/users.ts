@@ -85,7 +85,8 @@ export const USER_SEARCH_BOUND = 1000;
  * One page of searchUsers for the console, bounded: the matches are counted up to
  * USER_SEARCH_BOUND, and when there are more, the page is one of the first USER_SEARCH_BOUND the
  * store's indexes give (sorted among themselves), never a sort of every match; the console says so
- * and asks for more of the prefix. Up to the bound the page is exactly GET /user's.
+ * and asks for more of the prefix. Up to the bound the page is exactly GET /user's (the same
+ * order, sorted from the matches read once).
  */
 export async function searchUsersPage(
   db: Database,
@@ -102,7 +103,10 @@ export async function searchUsersPage(
     sort: window.sort,
     limit: window.limit,
     offset: window.offset,
-    ...(total.more ? { within: USER_SEARCH_BOUND } : {}),
+    // Within the bound too: then the first USER_SEARCH_BOUND are all the matches, sorted by the
+    // store (the embedded one in memory), so no plan can walk a whole index in the sort's order
+    // (Postgres did at S3 for an ORDER BY over the three ranges: 9.8 s for 11 matches).
+    within: USER_SEARCH_BOUND,
   });
   return {
     rows: await withRoles(db, users),
