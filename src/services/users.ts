@@ -46,7 +46,20 @@ export async function searchUsers(
   if (window.limit !== undefined) {
     const offset = window.offset ?? 0;
     const total = await store.countUsers(prefix);
-    return { rows: offset < total ? await read(window.limit, offset) : [], total };
+    if (offset >= total) return { rows: [], total };
+    // Up to USER_SEARCH_BOUND matches, all of them are read and the store sorts them (the same
+    // order): no plan then walks a whole index in the sort's order (searchUsersPage).
+    if (total <= USER_SEARCH_BOUND) {
+      const users = await store.searchUsers({
+        prefix,
+        sort: window.sort,
+        limit: window.limit,
+        offset,
+        within: total,
+      });
+      return { rows: await withRoles(db, users), total };
+    }
+    return { rows: await read(window.limit, offset), total };
   }
   const first = await read(LIST_CHUNK + 1, 0);
   if (first.length <= LIST_CHUNK) return { rows: first, total: first.length };

@@ -162,6 +162,9 @@ describe("console lists with a bounded count: results and the planner's choice",
       expect(bounded.total).toEqual({ count: 100, more: false });
       expect(exact.total).toBe(100);
       expect(emails(bounded.rows)).toEqual(emails(exact.rows));
+      // The order the database's ORDER BY gives (the store without `within`), sorted in memory.
+      const sql = await store.searchUsers({ prefix: "wide12", ...window });
+      expect(emails(bounded.rows)).toEqual(sql.map((user) => user.email));
       expect(bounded.hasNext).toBe(offset + 25 < 100);
     }
   });
