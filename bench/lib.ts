@@ -38,6 +38,8 @@ export async function startBookdist(options: {
   port: number;
   dataDir: string;
   env?: Record<string, string>;
+  /** How long start-up may take (the migrations of a large database); default 30 s. */
+  startTimeoutMs?: number;
 }): Promise<Server> {
   // Only what the bench gives (test/helpers/child-env.ts): never `.env` or the shell's DATABASE_URL.
   const env = childEnv({
@@ -56,7 +58,7 @@ export async function startBookdist(options: {
     stderr: "inherit",
   });
   const url = `http://127.0.0.1:${options.port}`;
-  await waitForHttp(`${url}/health`);
+  await waitForHttp(`${url}/health`, options.startTimeoutMs);
   return {
     url,
     process: child,

@@ -83,7 +83,7 @@ interface Measured {
   failure?: string;
 }
 
-interface Session {
+export interface Session {
   url: string;
   pid: number;
   admin: string;
@@ -203,7 +203,7 @@ function startupRow(): Row {
 }
 
 /** An admin and a reader, registered through the API as anyone would; the admin granted by the CLI. */
-async function sessionsOn(
+export async function sessionsOn(
   url: string,
   pid: number,
   env: Record<string, string | undefined>,
@@ -497,7 +497,7 @@ async function curl(
 }
 
 /** Another client: GET /book/1 as a reader every 50 ms, each answer's latency kept. */
-function startProbe(session: Session): { stop(): Promise<{ p99: number; max: number }> } {
+export function startProbe(session: Session): { stop(): Promise<{ p99: number; max: number }> } {
   const latencies: number[] = [];
   const inFlight = new Set<Promise<void>>();
   const send = () => {
@@ -530,7 +530,7 @@ function startProbe(session: Session): { stop(): Promise<{ p99: number; max: num
   };
 }
 
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
@@ -589,4 +589,5 @@ function report(label: string, seedSeconds: number, rows: Measured[]): void {
   for (const row of cells) console.log(format(row));
 }
 
-await main();
+// bench/console.ts takes its sessions and probe from here.
+if (import.meta.main) await main();

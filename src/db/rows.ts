@@ -15,7 +15,7 @@ import {
   sql,
 } from "drizzle-orm";
 import type { Database } from "#db";
-import type { ListWindow } from "../lib/list-window";
+import type { BoundedCount, ListWindow } from "../lib/list-window";
 import { byId, orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "./order-by";
 import { pageReadOf } from "./page-read";
 import { preparedPer, prepareRows, rowsOf } from "./prepared";
@@ -140,6 +140,29 @@ export async function countRows(db: Database, table: AnyTable, where?: SQL): Pro
   if (where === undefined && isCounted(table)) return countedRows(db, table);
   const [row] = await db.orm.select({ n: count() }).from(table).where(where);
   return Number(row?.n ?? 0);
+}
+
+/**
+ * countRows, but a filtered count stops after `bound` + 1 rows of the filter's index: a count of
+ * at most that many entries, whatever the table's size (the console's lists, which then say "more
+ * than `bound`"). A whole counted table is still exact, from its counter.
+ */
+export async function countRowsUpTo(
+  db: Database,
+  table: AnyTable,
+  where: SQL | undefined,
+  bound: number,
+): Promise<BoundedCount> {
+  if (where === undefined && isCounted(table)) return { count: await countedRows(db, table), more: false };
+  const kept = db.orm
+    .select({ one: sql<number>`1`.as("one") })
+    .from(table)
+    .where(where)
+    .limit(bound + 1)
+    .as("kept");
+  const [row] = await db.orm.select({ n: count() }).from(kept);
+  const n = Number(row?.n ?? 0);
+  return n > bound ? { count: bound, more: true } : { count: n, more: false };
 }
 
 /**

@@ -15,6 +15,23 @@ export interface ListWindow<F extends string = string> {
   total?: number;
 }
 
+/**
+ * A list's size counted only up to a bound (the console's filtered lists, whose exact count could
+ * read millions of index entries): `count` exact when `more` is false, else the bound, which the
+ * list holds more than.
+ */
+export interface BoundedCount {
+  count: number;
+  more: boolean;
+}
+
+/** One page of a list with a bounded count: its rows, whether a next page has any, the count. */
+export interface BoundedPage<Row> {
+  rows: Row[];
+  hasNext: boolean;
+  total: BoundedCount;
+}
+
 /** What a service gives for a list: the window's rows and the size of the whole list. */
 interface Page<Row> {
   rows: Row[];

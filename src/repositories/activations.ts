@@ -18,9 +18,9 @@ import {
 import type { Database } from "#db";
 import { orderByTerms, paged, readAfter, type SortTerm, sortTermsOf } from "../db/order-by";
 import { preparedPer, prepareRows, rowsOf } from "../db/prepared";
-import { countRows, deleteById, findById, listRows, updateById } from "../db/rows";
+import { countRows, countRowsUpTo, deleteById, findById, listRows, updateById } from "../db/rows";
 import { queuedWrite } from "../db/transaction";
-import type { ListWindow } from "../lib/list-window";
+import type { BoundedCount, ListWindow } from "../lib/list-window";
 import { recordActivationEnds } from "./activation-ends";
 import type { BookVersionRow } from "./book-versions";
 import type { BookRow, BookSortField } from "./books";
@@ -104,6 +104,15 @@ export function listActivations(
 
 export function countActivations(db: Database, filter: ActivationFilter = {}): Promise<number> {
   return countRows(db, db.tables.activation, whereOf(db, filter));
+}
+
+/** countActivations up to `bound` (db/rows.ts countRowsUpTo): all of them from the counter. */
+export function countActivationsUpTo(
+  db: Database,
+  filter: ActivationFilter,
+  bound: number,
+): Promise<BoundedCount> {
+  return countRowsUpTo(db, db.tables.activation, whereOf(db, filter), bound);
 }
 
 export function findActivation(db: Database, id: number): Promise<ActivationRow | undefined> {

@@ -3,7 +3,7 @@
 import type { Database } from "#db";
 import { assertOwner, type Principal } from "../auth/principal";
 import { withTransaction } from "../db/transaction";
-import type { ListWindow } from "../lib/list-window";
+import type { BoundedPage, ListWindow } from "../lib/list-window";
 import { AppError, type FieldError, validationFailed } from "../lib/problems";
 import { recordActivationEnds } from "../repositories/activation-ends";
 import * as activations from "../repositories/activations";
@@ -31,6 +31,29 @@ export {
  * hand), created in a time range, or any of these together (GET /activation, the console).
  */
 export const listActivations = pagedList(activations.listActivations, activations.countActivations);
+
+/** How far the console counts a filtered list of activations (listActivationsPage). */
+export const ACTIVATION_COUNT_BOUND = 10_000;
+
+/**
+ * One page of the activations `filter` covers, for the console: its count exact up to
+ * ACTIVATION_COUNT_BOUND (all of them from the counter), so a filter that keeps millions (a
+ * source, a long date range) costs a page and a bounded count, not a count of millions. A page at
+ * or past the bound of such a list is not read (an offset that deep reads what it skips): the
+ * console asks for a narrower filter there.
+ */
+export async function listActivationsPage(
+  db: Database,
+  window: ListWindow<activations.ActivationSortField> & { limit: number; offset: number },
+  filter: activations.ActivationFilter = {},
+): Promise<BoundedPage<activations.ActivationRow>> {
+  const total = await activations.countActivationsUpTo(db, filter, ACTIVATION_COUNT_BOUND);
+  if (window.offset >= total.count) return { rows: [], hasNext: false, total };
+  // An exact total lets a page past the middle be read from the list's end (db/page-read.ts).
+  const read = total.more ? window : { ...window, total: total.count };
+  const rows = await activations.listActivations(db, { ...read, limit: window.limit + 1 }, filter);
+  return { rows: rows.slice(0, window.limit), hasNext: rows.length > window.limit, total };
+}
 
 export function countActivations(db: Database, filter: activations.ActivationFilter = {}): Promise<number> {
   return activations.countActivations(db, filter);

@@ -3,7 +3,7 @@
 // uuid, each with the roles bookdist gives them (the store's role or an operator's grant).
 import type { Database } from "#db";
 import { type Role, rolesFor } from "../auth/principal";
-import type { ListRead, ListWindow, RowStream } from "../lib/list-window";
+import type { BoundedPage, ListRead, ListWindow, RowStream } from "../lib/list-window";
 import { nextTurn } from "../lib/loop-slices";
 import { adminGrantsAmong } from "../repositories/admin-grants";
 import type { StoreDirectory, StoreUser, UserSortField } from "../store/directory";
@@ -46,7 +46,20 @@ export async function searchUsers(
   if (window.limit !== undefined) {
     const offset = window.offset ?? 0;
     const total = await store.countUsers(prefix);
-    return { rows: offset < total ? await read(window.limit, offset) : [], total };
+    if (offset >= total) return { rows: [], total };
+    // Up to USER_SEARCH_BOUND matches, all of them are read and the store sorts them (the same
+    // order): no plan then walks a whole index in the sort's order (searchUsersPage).
+    if (total <= USER_SEARCH_BOUND) {
+      const users = await store.searchUsers({
+        prefix,
+        sort: window.sort,
+        limit: window.limit,
+        offset,
+        within: total,
+      });
+      return { rows: await withRoles(db, users), total };
+    }
+    return { rows: await read(window.limit, offset), total };
   }
   const first = await read(LIST_CHUNK + 1, 0);
   if (first.length <= LIST_CHUNK) return { rows: first, total: first.length };
@@ -72,6 +85,46 @@ export async function searchUsers(
         },
       };
     },
+  };
+}
+
+/**
+ * How many matches the console's user search counts and sorts at most (searchUsersPage): a
+ * prefix as wide as "an" in a shop of a million users matches tens of thousands.
+ */
+export const USER_SEARCH_BOUND = 1000;
+
+/**
+ * One page of searchUsers for the console, bounded: the matches are counted up to
+ * USER_SEARCH_BOUND, and when there are more, the page is one of the first USER_SEARCH_BOUND the
+ * store's indexes give (sorted among themselves), never a sort of every match; the console says so
+ * and asks for more of the prefix. Up to the bound the page is exactly GET /user's (the same
+ * order, sorted from the matches read once).
+ */
+export async function searchUsersPage(
+  db: Database,
+  store: StoreDirectory,
+  q: string,
+  window: { sort: ListWindow<UserSortField>["sort"]; limit: number; offset: number },
+): Promise<BoundedPage<UserWithRoles>> {
+  const prefix = q.trim();
+  const found = await store.countUsers(prefix, USER_SEARCH_BOUND);
+  const total = { count: Math.min(found, USER_SEARCH_BOUND), more: found > USER_SEARCH_BOUND };
+  if (window.offset >= total.count) return { rows: [], hasNext: false, total };
+  const users = await store.searchUsers({
+    prefix,
+    sort: window.sort,
+    limit: window.limit,
+    offset: window.offset,
+    // Within the bound too: then the first USER_SEARCH_BOUND are all the matches, sorted by the
+    // store (the embedded one in memory), so no plan can walk a whole index in the sort's order
+    // (Postgres did at S3 for an ORDER BY over the three ranges: 9.8 s for 11 matches).
+    within: USER_SEARCH_BOUND,
+  });
+  return {
+    rows: await withRoles(db, users),
+    hasNext: window.offset + window.limit < total.count,
+    total,
   };
 }
 

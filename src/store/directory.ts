@@ -47,6 +47,12 @@ export interface UserSearch {
   sort: { field: UserSortField; direction: "asc" | "desc" }[];
   limit: number;
   offset: number;
+  /**
+   * Sort only the first `within` matches the store's indexes give (the console's bound on a wide
+   * prefix, services/users.ts searchUsersPage): at most that many rows are sorted, whatever the
+   * number of matches. Without it, every match is in the order.
+   */
+  within?: number;
 }
 
 export interface StoreDirectory {
@@ -73,8 +79,11 @@ export interface StoreDirectory {
    * store's id. Users who had no uuid yet get one, as at a first login.
    */
   searchUsers(search: UserSearch): Promise<StoreUser[]>;
-  /** How many users `searchUsers` finds for the prefix, over all windows. */
-  countUsers(prefix: string): Promise<number>;
+  /**
+   * How many users `searchUsers` finds for the prefix, over all windows; with `upTo`, counting
+   * stops at `upTo` + 1 matches (read from the indexes: at most that many entries).
+   */
+  countUsers(prefix: string, upTo?: number): Promise<number>;
   /**
    * The user with this login or e-mail, without a password (the admin command line): an
    * identifier with an `@` is an e-mail first, then a login; any other is a login first, then an

@@ -176,11 +176,22 @@ export class EmbeddedStore implements StoreDirectory {
    * two name keys. Names are matched as stored, HTML-escaped like WordPress's.
    */
   async searchUsers(search: UserSearch): Promise<StoreUser[]> {
+    const ids =
+      search.within === undefined ? await this.matchingIds(search) : await this.firstMatchingIds(search);
+    const users: StoreUser[] = [];
+    for (const id of ids) {
+      const user = await this.toStoreUser(id);
+      if (user) users.push(user);
+    }
+    return users;
+  }
+
+  /** The window's ids, every match in the search's order. */
+  private async matchingIds(search: UserSearch): Promise<number[]> {
     const { storeUser } = this.db.tables;
     const terms: SQL[] = [];
     for (const { field, direction } of search.sort) {
-      const column = field === "email" ? storeUser.userEmail : storeUser.userLogin;
-      const key = lowerOf(this.db, column);
+      const key = lowerOf(this.db, field === "email" ? storeUser.userEmail : storeUser.userLogin);
       terms.push(direction === "desc" ? desc(key) : asc(key));
     }
     const rows = await this.db.orm
@@ -190,16 +201,55 @@ export class EmbeddedStore implements StoreDirectory {
       .orderBy(...terms, asc(storeUser.id))
       .limit(search.limit)
       .offset(search.offset);
-    const users: StoreUser[] = [];
-    for (const row of rows) {
-      const user = await this.toStoreUser(row.id);
-      if (user) users.push(user);
-    }
-    return users;
+    return rows.map((row) => row.id);
   }
 
-  async countUsers(prefix: string): Promise<number> {
+  /**
+   * The window's ids among the first `within` matches as the indexes give them, with their keys
+   * (the database's lower()), sorted here: at most `within` rows are read and sorted, whatever the
+   * plan. In SQL (ORDER BY over an IN list of those ids) Postgres may walk the whole e-mail index
+   * in order to find them. The keys compare as UTF-8 bytes: the order of SQLite's BINARY and of
+   * Postgres's "C" collation.
+   */
+  private async firstMatchingIds(search: UserSearch): Promise<number[]> {
     const { storeUser } = this.db.tables;
+    const kept = await this.db.orm
+      .select({
+        id: storeUser.id,
+        email: sql<string>`${lowerOf(this.db, storeUser.userEmail)}`,
+        login: sql<string>`${lowerOf(this.db, storeUser.userLogin)}`,
+      })
+      .from(storeUser)
+      .where(this.matching(search.prefix))
+      .limit(search.within ?? 0);
+    const bytes = (text: string) => Buffer.from(text, "utf8");
+    const keyed = kept.map((row) => ({
+      id: Number(row.id),
+      email: bytes(row.email),
+      login: bytes(row.login),
+    }));
+    keyed.sort((a, b) => {
+      for (const { field, direction } of search.sort) {
+        const order = Buffer.compare(a[field], b[field]);
+        if (order !== 0) return direction === "desc" ? -order : order;
+      }
+      return a.id - b.id;
+    });
+    return keyed.slice(search.offset, search.offset + search.limit).map((row) => row.id);
+  }
+
+  async countUsers(prefix: string, upTo?: number): Promise<number> {
+    const { storeUser } = this.db.tables;
+    if (upTo !== undefined) {
+      const kept = this.db.orm
+        .select({ id: storeUser.id })
+        .from(storeUser)
+        .where(this.matching(prefix))
+        .limit(upTo + 1)
+        .as("kept");
+      const [row] = await this.db.orm.select({ n: sql<number>`count(*)` }).from(kept);
+      return Number(row?.n ?? 0);
+    }
     const [row] = await this.db.orm
       .select({ n: sql<number>`count(*)` })
       .from(storeUser)

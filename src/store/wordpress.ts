@@ -177,9 +177,16 @@ export class WordPressStore implements StoreDirectory {
     const limit = Math.trunc(search.limit);
     const offset = Math.trunc(search.offset);
     const users = await this.shop.session(async (session) => {
+      // Bounded (`within`): the first matches by key, sorted among themselves (a derived table:
+      // MariaDB refuses a LIMIT inside IN).
+      const from =
+        search.within === undefined
+          ? `${this.users} WHERE ${SEARCH_WHERE}`
+          : `${this.users} JOIN (SELECT ID AS kept_id FROM ${this.users} WHERE ${SEARCH_WHERE}
+               LIMIT ${Math.trunc(search.within)}) AS kept ON kept.kept_id = ID`;
       const rows = await session.rows<UserRow>(
-        `SELECT ID, user_login, user_pass, user_email, display_name FROM ${this.users}
-         WHERE ${SEARCH_WHERE} ORDER BY ${[...order, "ID"].join(", ")} LIMIT ${limit} OFFSET ${offset}`,
+        `SELECT ID, user_login, user_pass, user_email, display_name FROM ${from}
+         ORDER BY ${[...order, "ID"].join(", ")} LIMIT ${limit} OFFSET ${offset}`,
         searchValues(search.prefix),
       );
       const found: StoreUser[] = [];
@@ -190,12 +197,13 @@ export class WordPressStore implements StoreDirectory {
     return users;
   }
 
-  async countUsers(prefix: string): Promise<number> {
+  async countUsers(prefix: string, upTo?: number): Promise<number> {
+    const matches =
+      upTo === undefined
+        ? `${this.users} WHERE ${SEARCH_WHERE}`
+        : `(SELECT ID FROM ${this.users} WHERE ${SEARCH_WHERE} LIMIT ${Math.trunc(upTo) + 1}) AS kept`;
     const [row] = await this.shop.session((session) =>
-      session.rows<RowDataPacket>(
-        `SELECT COUNT(*) AS n FROM ${this.users} WHERE ${SEARCH_WHERE}`,
-        searchValues(prefix),
-      ),
+      session.rows<RowDataPacket>(`SELECT COUNT(*) AS n FROM ${matches}`, searchValues(prefix)),
     );
     return Number(row?.n ?? 0);
   }

@@ -65,7 +65,7 @@ export const SCREENS: ScreenCase[] = [
   { name: "activations", path: () => "/console/activations", shows: "Activations" },
   {
     name: "activations-of-book",
-    path: (s) => `/console/activations?bookId=${s.bookId}`,
+    path: (s) => `/console/activations?book=${s.bookId}`,
     shows: "Activations",
   },
   { name: "activation-new", path: () => "/console/activations/new", shows: "Grant a book by hand" },

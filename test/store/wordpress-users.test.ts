@@ -85,6 +85,24 @@ describe.if(requireStoreServer())("user search over a WordPress shop", () => {
     expect(desc.users.map((user) => user.login)).toEqual(["jane.doe"]);
   });
 
+  test("the console's bounded search: a count stops at its bound, a window of the first matches", async () => {
+    const { store } = t.deps;
+    expect(await store.countUsers("jane")).toBe(1);
+    expect(await store.countUsers("jane", 5)).toBe(1);
+    // Counting stops at upTo + 1 matches.
+    expect(await store.countUsers("jane", 0)).toBe(1);
+    expect(await store.countUsers("nobody", 5)).toBe(0);
+    const window = {
+      prefix: "JANE",
+      sort: [{ field: "email" as const, direction: "desc" as const }],
+      limit: 5,
+    };
+    const within = await store.searchUsers({ ...window, offset: 0, within: 5 });
+    expect(within.map((user) => user.login)).toEqual(["jane.doe"]);
+    expect(await store.searchUsers({ ...window, offset: 1, within: 5 })).toEqual([]);
+    expect(await store.searchUsers({ ...window, prefix: "nobody", offset: 0, within: 5 })).toEqual([]);
+  });
+
   test("a found user without a uuid gets one, once, and GET /user/{userUUID} finds them by it", async () => {
     // The fixture's Jane has no uuid row until bookdist first sees her (the tests above did).
     const [jane] = (await search("q=jane")).users;

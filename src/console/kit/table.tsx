@@ -111,6 +111,8 @@ export function DataTable<S extends string>(props: {
   rows: Child[];
   hasNext: boolean;
   total?: number | undefined;
+  /** `total` is a bound the list holds more than (a bounded count, lib/list-window.ts). */
+  more?: boolean | undefined;
   empty?: string;
 }) {
   const { id, query } = props;
@@ -161,7 +163,7 @@ export function DataTable<S extends string>(props: {
           </tbody>
         </table>
       </TableScroll>
-      <Pager id={id} query={query} hasNext={props.hasNext} total={props.total} />
+      <Pager id={id} query={query} hasNext={props.hasNext} total={props.total} more={props.more} />
     </div>
   );
 }
@@ -172,9 +174,11 @@ export function Pager<S extends string>(props: {
   query: ListQuery<S>;
   hasNext: boolean;
   total?: number | undefined;
+  more?: boolean | undefined;
 }) {
   const { query, id } = props;
-  const pages = props.total === undefined ? undefined : Math.max(1, Math.ceil(props.total / PAGE_SIZE));
+  const pages =
+    props.total === undefined || props.more ? undefined : Math.max(1, Math.ceil(props.total / PAGE_SIZE));
   const previous = query.page > 0 ? query.href({ page: query.page - 1 }) : undefined;
   const next = props.hasNext ? query.href({ page: query.page + 1 }) : undefined;
   return (
@@ -188,7 +192,10 @@ export function Pager<S extends string>(props: {
       )}
       <span class="page-of">
         {pages === undefined ? `Page ${query.page + 1}` : `Page ${query.page + 1} of ${pages}`}
-        {props.total !== undefined && ` · ${props.total} in all`}
+        {props.total !== undefined &&
+          (props.more
+            ? ` · more than ${props.total.toLocaleString("en-US")} in all`
+            : ` · ${props.total} in all`)}
       </span>
       {next ? (
         <a href={next} rel="next" {...inPlace(next, id)}>

@@ -6,12 +6,13 @@ import type { Hono } from "hono";
 import type { AppBindings } from "../../http/types";
 import { AppError } from "../../lib/problems";
 import {
+  ACTIVATION_COUNT_BOUND,
   type ActivationFilter,
   type ActivationSource,
   activationSources,
   createActivation,
   getActivationFor,
-  listActivations,
+  listActivationsPage,
   removeActivation,
 } from "../../services/activations";
 import { findUserByEmail } from "../../services/users";
@@ -29,14 +30,13 @@ import {
 import { page } from "../kit/layout";
 import { confirmPage } from "../kit/pages";
 import { adminOf, auditSourceOf, type ConsoleContext, idParam, redirectTo } from "../kit/respond";
-import { ListQuery } from "../kit/table";
+import { ListQuery, PAGE_SIZE } from "../kit/table";
 import {
   ActivationsTable,
   BookLink,
   bookTitles,
   dateFilter,
   Facts,
-  pageRows,
   SOURCE_LABELS,
   UserLink,
   when,
@@ -159,7 +159,8 @@ export function mountActivations(router: Hono<AppBindings>): void {
     const { filter, errors, none } = await filterOf(c, query);
     const { db } = c.get("deps");
     const valid = Object.keys(errors).length === 0;
-    const list = valid && !none ? pageRows(await listActivations(db, windowOf(query), filter)) : undefined;
+    const window = { ...windowOf(query), limit: PAGE_SIZE, offset: query.page * PAGE_SIZE };
+    const list = valid && !none ? await listActivationsPage(db, window, filter) : undefined;
     const titles = list
       ? await bookTitles(
           db,
@@ -177,13 +178,21 @@ export function mountActivations(router: Hono<AppBindings>): void {
         </p>
         <FilterForm query={query} errors={errors} />
         {none && <p role="status">No user has the e-mail or login {query.filter("user")}.</p>}
+        {list?.total.more && window.offset >= ACTIVATION_COUNT_BOUND && (
+          <p role="status">
+            More than {ACTIVATION_COUNT_BOUND.toLocaleString("en-US")} activations match: narrow the filter (a
+            book, a user, a shorter date range) to see past them.
+          </p>
+        )}
         {list && (
           <ActivationsTable
             id="activations"
             caption="Activations"
             query={query}
             rows={list.rows}
-            total={list.total}
+            total={list.total.count}
+            more={list.total.more}
+            hasNext={list.hasNext}
             titles={titles}
             dateSort="createdAt"
           />

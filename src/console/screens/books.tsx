@@ -173,7 +173,7 @@ async function bookPage(c: ConsoleContext, book: BookRow, state: BookPageState =
     <>
       <p>
         <a href="/console/books">All books</a> · Book {book.id} · {activations} activation
-        {activations === 1 ? "" : "s"} (<a href={`/console/activations?bookId=${book.id}`}>see them</a>)
+        {activations === 1 ? "" : "s"} (<a href={`/console/activations?book=${book.id}`}>see them</a>)
       </p>
       <section aria-labelledby="edit-book">
         <h2 id="edit-book">Details</h2>
@@ -500,7 +500,7 @@ export function mountBooks(router: Hono<AppBindings>): void {
             {`${held} reader${held === 1 ? " holds" : "s hold"} this book. Revoke their activations first (they lose the book), then delete it.`}
           </p>
           <p>
-            <a href={`/console/activations?bookId=${book.id}`}>See the book's activations</a> ·{" "}
+            <a href={`/console/activations?book=${book.id}`}>See the book's activations</a> ·{" "}
             <a href={`/console/books/${book.id}`}>Back to the book</a>
           </p>
         </>,

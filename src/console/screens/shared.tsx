@@ -103,6 +103,10 @@ export function ActivationsTable<S extends string>(props: {
   query: ListQuery<S>;
   rows: ActivationLine[];
   total: number;
+  /** A bounded count (services/activations.ts listActivationsPage): `total` is its bound, and more follow. */
+  more?: boolean;
+  /** Whether a next page has rows; default: the total says so. */
+  hasNext?: boolean;
   titles?: Map<number, string>;
   dateSort?: S;
 }) {
@@ -146,7 +150,8 @@ export function ActivationsTable<S extends string>(props: {
       query={props.query}
       rows={rows}
       total={props.total}
-      hasNext={(props.query.page + 1) * PAGE_SIZE < props.total}
+      more={props.more}
+      hasNext={props.hasNext ?? (props.query.page + 1) * PAGE_SIZE < props.total}
       empty="No activations."
     />
   );

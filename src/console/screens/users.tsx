@@ -15,7 +15,8 @@ import {
 } from "../../services/user-access";
 import {
   getUser,
-  searchUsers,
+  searchUsersPage,
+  USER_SEARCH_BOUND,
   USER_SEARCH_MIN,
   type UserSortField,
   userSortFields,
@@ -45,8 +46,8 @@ export function mountUsers(router: Hono<AppBindings>): void {
     const q = query.filter("q") ?? "";
     const { db, store } = c.get("deps");
     const tooShort = q !== "" && q.length < USER_SEARCH_MIN;
-    const list =
-      q.length >= USER_SEARCH_MIN ? pageRows(await searchUsers(db, store, q, windowOf(query))) : undefined;
+    const window = { sort: windowOf(query).sort, limit: PAGE_SIZE, offset: query.page * PAGE_SIZE };
+    const list = q.length >= USER_SEARCH_MIN ? await searchUsersPage(db, store, q, window) : undefined;
     const rows = (list?.rows ?? []).map(({ user, roles }) => (
       <tr>
         <td>
@@ -66,6 +67,13 @@ export function mountUsers(router: Hono<AppBindings>): void {
           <input type="hidden" name="dir" value={query.dir} />
         </SearchForm>
         <div id="users" aria-live="polite">
+          {list?.total.more && (
+            <p role="status">
+              More than {USER_SEARCH_BOUND.toLocaleString("en-US")} users match “{q}”: these pages sort the
+              first {USER_SEARCH_BOUND.toLocaleString("en-US")} found. Type more of the e-mail, login or name
+              to narrow the search.
+            </p>
+          )}
           {list ? (
             <DataTable
               id="users-list"
@@ -78,8 +86,9 @@ export function mountUsers(router: Hono<AppBindings>): void {
               ]}
               query={query}
               rows={rows}
-              total={list.total}
-              hasNext={(query.page + 1) * PAGE_SIZE < list.total}
+              total={list.total.count}
+              more={list.total.more}
+              hasNext={list.hasNext}
               empty="No user's e-mail, login or name starts with that."
             />
           ) : (
