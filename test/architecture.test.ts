@@ -229,6 +229,7 @@ const STORE_TABLES = new Set(["storeUser", "storeUsermeta"]);
 const WRITTEN_ELSEWHERE: Record<string, string> = {
   rowCount: "the row-count triggers (migration 0004)",
   bookQrCodeCount: "the row-count triggers (migration 0004)",
+  qrCodeBatchCount: "the print-run count triggers (migration 0019)",
   storeUser: "the embedded store",
   storeUsermeta: "the embedded store",
 };

@@ -8,6 +8,7 @@ import type { Database } from "#db";
 import type { Logger } from "../lib/logger";
 import { retryWhileBusy } from "./busy";
 import type { ReadSnapshot } from "./read-snapshot";
+import type { WriterWorker } from "./writer-worker";
 
 /**
  * Runs `work` in one transaction and rolls it back if `work` throws; `work` gets the
@@ -40,6 +41,29 @@ export function queuedWrite<T>(db: Database, write: (tx: Database) => Promise<T>
   return withTransaction(db, write);
 }
 
+/**
+ * A transaction too long for the event loop (a print run's 10,000 codes): `work`, an export of
+ * `module` (pass the caller's `import.meta.url`), takes the transaction's handle and `args`, and
+ * does database work only. On a SQLite server it runs on the writer worker (writer-worker.ts): the
+ * door queues it like any other transaction, so the process's writes still go one at a time, but
+ * the loop keeps serving while it runs; `args` and the result cross to the thread and back as
+ * structured clones. Elsewhere (Postgres, whose driver never holds the loop, or a handle without
+ * the worker: the CLIs, most tests) it is withTransaction.
+ */
+export function offLoopTransaction<A extends unknown[], T>(
+  db: Database,
+  module: string,
+  work: (tx: Database, ...args: A) => Promise<T>,
+  ...args: A
+): Promise<T> {
+  if (db.dialect === "sqlite" && !openSqliteTransactions.has(db)) {
+    const door = sqliteDoorOf(db);
+    const worker = door.worker;
+    if (worker) return door.enterElsewhere(() => worker.transaction<T>(module, work.name, args));
+  }
+  return withTransaction(db, (tx) => work(tx, ...args));
+}
+
 /** A transaction of the door (SQLite) was still open when the event loop came round again. */
 export class TransactionOutlivedTurnError extends Error {
   constructor() {
@@ -65,6 +89,8 @@ export interface SqliteDoorOptions {
    */
   strictTurns: boolean;
   logger: Logger;
+  /** The writer worker, when this process has one (offLoopTransaction). */
+  worker?: WriterWorker;
 }
 
 /**
@@ -92,6 +118,16 @@ export class SqliteDoor {
     this.begin = connection.prepare("BEGIN IMMEDIATE");
     this.commit = connection.prepare("COMMIT");
     this.rollback = connection.prepare("ROLLBACK");
+    const worker = options.worker;
+    if (worker)
+      worker.onWalOverBound = () => {
+        this.enterElsewhere(() => worker.truncate()).catch((error: unknown) =>
+          options.logger.error("the WAL could not be truncated", {
+            alarm: "checkpoint",
+            error: String(error),
+          }),
+        );
+      };
   }
 
   /** Drizzle's query hook on the writer: a statement there outside the door is refused. */
@@ -100,9 +136,35 @@ export class SqliteDoor {
       throw new Error("a statement on the SQLite writer outside withTransaction/queuedWrite");
   }
 
-  /** Whether a transaction of the door is open (it then holds the write lock). */
+  /** Whether the door's turn is given to the writer worker's transaction. */
+  private elsewhere = false;
+
+  /** Whether a transaction of the door is open (it then holds the write lock), here or on the worker. */
   get inTransaction(): boolean {
-    return this.holding;
+    return this.holding || this.elsewhere;
+  }
+
+  get worker(): WriterWorker | undefined {
+    return this.options.worker;
+  }
+
+  /**
+   * Queues work that the writer worker does with the write lock (offLoopTransaction, or the
+   * truncation of a WAL that writes in close succession never let the worker empty).
+   */
+  enterElsewhere<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      this.elsewhere = true;
+      try {
+        return await work();
+      } finally {
+        this.elsewhere = false;
+        // It committed on another connection: the reads after it must see it.
+        this.options.snapshot.endOrLog();
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /** Runs the migrations (synchronous, at start-up) on the writer. */
