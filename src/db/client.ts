@@ -11,7 +11,7 @@ import { ReadSnapshot, registerReadSnapshot } from "./read-snapshot";
 import * as pgSchema from "./schema/pg";
 import * as sqliteSchema from "./schema/sqlite";
 import { registerSqliteDoor, SqliteDoor } from "./transaction";
-import { WAL_BOUND_BYTES, WriterWorker } from "./writer-worker";
+import { FALLBACK_CHECKPOINT_BYTES, WAL_BOUND_BYTES, WriterWorker } from "./writer-worker";
 
 /**
  * The page cache of the worker's writer (KiB): a print run's transaction touches ~10,000 pages of
@@ -94,8 +94,12 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
   writer.exec("PRAGMA synchronous = NORMAL");
   const checkpoints = options.checkpoints ?? "on-commit";
   if (checkpoints !== "on-commit") {
-    // The worker checkpoints; a WAL started over is cut back to its bound at the next commit.
-    writer.exec("PRAGMA wal_autocheckpoint = 0");
+    // The worker copies the WAL; the server's writer checkpoints itself only once writes outran
+    // it (writer-worker.ts), and the worker's own writer never (it empties the WAL after each of
+    // its transactions). A WAL started over is cut back to its bound at the next commit.
+    const pageSize = (writer.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+    const fallbackPages = checkpoints === "worker" ? Math.floor(FALLBACK_CHECKPOINT_BYTES / pageSize) : 0;
+    writer.exec(`PRAGMA wal_autocheckpoint = ${fallbackPages}`);
     writer.exec(`PRAGMA journal_size_limit = ${WAL_BOUND_BYTES}`);
   }
   if (checkpoints === "worker-thread") writer.exec(`PRAGMA cache_size = -${WORKER_CACHE_KIB}`);

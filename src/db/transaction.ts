@@ -118,16 +118,6 @@ export class SqliteDoor {
     this.begin = connection.prepare("BEGIN IMMEDIATE");
     this.commit = connection.prepare("COMMIT");
     this.rollback = connection.prepare("ROLLBACK");
-    const worker = options.worker;
-    if (worker)
-      worker.onWalOverBound = () => {
-        this.enterElsewhere(() => worker.truncate()).catch((error: unknown) =>
-          options.logger.error("the WAL could not be truncated", {
-            alarm: "checkpoint",
-            error: String(error),
-          }),
-        );
-      };
   }
 
   /** Drizzle's query hook on the writer: a statement there outside the door is refused. */
@@ -149,8 +139,8 @@ export class SqliteDoor {
   }
 
   /**
-   * Queues work that the writer worker does with the write lock (offLoopTransaction, or the
-   * truncation of a WAL that writes in close succession never let the worker empty).
+   * Queues work that the writer worker does with the write lock (offLoopTransaction, or emptying
+   * a WAL that a steady stream of writes never let it start over).
    */
   enterElsewhere<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
@@ -165,6 +155,22 @@ export class SqliteDoor {
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * A WAL that a steady stream of writes never let the writer worker start over (writer-worker.ts):
+   * the worker empties it in a turn of the door queued now, so the writes that arrive meanwhile
+   * wait for it (off the loop) and the file stays bounded however fast they come.
+   */
+  private emptyWalIfFull(): void {
+    const worker = this.options.worker;
+    if (!worker?.walFull()) return;
+    this.enterElsewhere(() => worker.empty()).catch((error: unknown) =>
+      this.options.logger.error("the WAL could not be emptied", {
+        alarm: "checkpoint",
+        error: String(error),
+      }),
+    );
   }
 
   /** Runs the migrations (synchronous, at start-up) on the writer. */
@@ -207,6 +213,7 @@ export class SqliteDoor {
       // start it over (it grew without bound under load, every statement slower: 4 ms a redemption).
       this.options.snapshot.endOrLog();
       this.commit.run();
+      this.emptyWalIfFull();
       return result;
     } catch (error) {
       // A COMMIT that failed for a full disk (SQLITE_FULL) has already rolled back: a ROLLBACK then

@@ -2,22 +2,16 @@
 // so its transactions follow the same rules as the server's) for the transactions it is given,
 // and a plain connection that checkpoints the WAL on a timer.
 import { Database as SqliteConnection } from "bun:sqlite";
-import { statSync } from "node:fs";
 import type { Database } from "#db";
+import { isBusy } from "./busy";
 import { type DatabaseHandle, openDatabase } from "./client";
 import { SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
 import { withTransaction } from "./transaction";
-import {
-  CHECKPOINT_EVERY_MS,
-  type ClonedError,
-  WAL_BOUND_BYTES,
-  type WorkerReply,
-  type WorkerRequest,
-} from "./writer-worker";
+import { CHECKPOINT_EVERY_MS, type ClonedError, type WorkerReply, type WorkerRequest } from "./writer-worker";
 
 declare const self: Worker;
 
-let opened: Promise<{ handle: DatabaseHandle; checkpointer: SqliteConnection; path: string }> | undefined;
+let opened: Promise<{ handle: DatabaseHandle; checkpointer: SqliteConnection }> | undefined;
 let timer: ReturnType<typeof setInterval> | undefined;
 
 function reply(message: WorkerReply): void {
@@ -35,65 +29,53 @@ function cloned(error: unknown): ClonedError {
 }
 
 /**
- * Copies what the WAL holds into the database file without stopping writers (PASSIVE). A WAL
- * starts over only when a write begins after all of it was copied, which a steady stream of
- * writes never leaves time for: once the file is past half its bound, the checkpoint is a
- * TRUNCATE, which holds writers back for the moment it takes to copy what PASSIVE left (they wait
- * for the lock without holding the loop, db/busy.ts) and empties the file. When writes follow one
- * another too closely for it to find the lock free within the busy timeout, the server's door is
- * asked for a moment without writes (truncate(), queued like a transaction).
+ * Copies what the WAL holds into the database file without stopping writers (PASSIVE: it takes
+ * no write lock, so the server's BEGIN never waits for it, and waits for no reader). That alone
+ * cannot start the WAL over: only a write that begins once all of it is copied does, and under a
+ * steady stream of writes the next one always lands before a copy that takes tens of
+ * milliseconds ends. The server's door therefore gives the worker a turn without writes once the
+ * file holds RESTART_BYTES (WriterWorker.walFull), in which truncate() empties it; what this has
+ * copied by then is what that turn need not.
  */
-function checkpoint(connection: SqliteConnection, path: string): void {
+function checkpoint(connection: SqliteConnection): void {
   try {
     connection.query("PRAGMA wal_checkpoint(PASSIVE)").get();
-    if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_BOUND_BYTES / 2) {
-      overBound = false;
-      return;
-    }
-    const truncated = connection.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
-    if (truncated.busy === 0) overBound = false;
-    else askForTruncate();
   } catch (error) {
-    const code = String((error as { code?: unknown }).code ?? "");
-    if (!code.startsWith("SQLITE_BUSY") && !code.startsWith("SQLITE_LOCKED"))
-      reply({ type: "log", message: `WAL checkpoint failed: ${cloned(error).message}` });
-    // Locked by a writer or a reader: the next round tries again, and the door is asked.
-    else if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) > WAL_BOUND_BYTES / 2)
-      askForTruncate();
+    // Another checkpoint is running (the server's fallback, another process's): the next round.
+    if (!isBusy(error)) reply({ type: "log", message: `WAL checkpoint failed: ${cloned(error).message}` });
   }
 }
 
-/** Whether the server was told the WAL is past its bound and has not had it truncated yet. */
-let overBound = false;
-
-/** Asks the server's door for a moment without writes (WriterWorker.truncate), once. */
-function askForTruncate(): void {
-  if (overBound) return;
-  overBound = true;
-  reply({ type: "wal-over-bound" });
-}
-
-/** TRUNCATE in the door's queue: only another process can hold the lock, so it may wait longer. */
-async function truncate(connection: SqliteConnection): Promise<void> {
-  for (let attempt = 0; attempt < 50; attempt++) {
+/**
+ * In a turn of the door (no write of this process can begin): copies what the WAL still holds
+ * and empties it (TRUNCATE; it waits the busy timeout for the readers of the loop's turn, which
+ * end within it); whether it did. After a print run, so that the server's next COMMIT never
+ * finds its tens of MiB to copy on the event loop; and when the door finds the WAL full. A reader
+ * of another process that holds the WAL for longer than the few tries leaves it as PASSIVE
+ * would: copied as far as it may be.
+ */
+async function truncate(connection: SqliteConnection): Promise<boolean> {
+  for (let attempt = 0; attempt < TRUNCATE_TRIES; attempt++) {
     try {
       const done = connection.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
-      if (done.busy === 0) break;
+      if (done.busy === 0) return true;
     } catch (error) {
-      const code = String((error as { code?: unknown }).code ?? "");
-      if (!code.startsWith("SQLITE_BUSY") && !code.startsWith("SQLITE_LOCKED")) throw error;
+      if (!isBusy(error)) throw error;
     }
     await Bun.sleep(10);
   }
-  overBound = false;
+  return false;
 }
+
+/** How often truncate() asks (each waits up to the busy timeout for readers): ~0.3 s in all. */
+const TRUNCATE_TRIES = 10;
 
 async function open(path: string, strictTurns: boolean) {
   const handle = await openDatabase(`sqlite:${path}`, { strictTurns, checkpoints: "worker-thread" });
   const checkpointer = new SqliteConnection(path, { strict: true });
   checkpointer.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  timer = setInterval(() => checkpoint(checkpointer, path), CHECKPOINT_EVERY_MS);
-  return { handle, checkpointer, path };
+  timer = setInterval(() => checkpoint(checkpointer), CHECKPOINT_EVERY_MS);
+  return { handle, checkpointer };
 }
 
 self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
@@ -108,8 +90,8 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
   if (request.type === "close") {
     if (timer) clearInterval(timer);
     try {
-      const { handle, checkpointer, path } = await opened!;
-      checkpoint(checkpointer, path);
+      const { handle, checkpointer } = await opened!;
+      checkpoint(checkpointer);
       checkpointer.close();
       await handle.close();
     } catch {
@@ -120,22 +102,24 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
   }
   if (request.type === "truncate") {
     try {
-      await truncate((await opened!).checkpointer);
-      reply({ type: "result", id: request.id });
+      reply({ type: "result", id: request.id, value: await truncate((await opened!).checkpointer) });
     } catch (error) {
       reply({ type: "result", id: request.id, error: cloned(error) });
     }
     return;
   }
   try {
-    const { handle, checkpointer, path } = await opened!;
+    const { handle, checkpointer } = await opened!;
     const module = (await import(request.module)) as Record<string, unknown>;
     const work = module[request.name];
     if (typeof work !== "function") throw new Error(`${request.module} exports no ${request.name}`);
     const value = await withTransaction(handle.db, (tx: Database) => work(tx, ...request.args));
+    // Before the answer, which gives the door back: the transaction's pages (tens of MiB at S3)
+    // must not be left for the server's fallback checkpoint to copy on the event loop.
+    await truncate(checkpointer).catch((error: unknown) =>
+      reply({ type: "log", message: `WAL checkpoint failed: ${cloned(error).message}` }),
+    );
     reply({ type: "result", id: request.id, value });
-    // What the transaction wrote goes to the file at once, not up to a round later.
-    checkpoint(checkpointer, path);
   } catch (error) {
     reply({ type: "result", id: request.id, error: cloned(error) });
   }

@@ -1,4 +1,4 @@
-import { type AnyColumn, and, asc, count, desc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, desc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "#db";
 import { byId, orderByTerms, paged, readAfter, sortTermsOf } from "../db/order-by";
 import { countRows, insertRow } from "../db/rows";
