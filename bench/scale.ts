@@ -14,8 +14,17 @@
 //                                  (named BENCH_DATABASE_PREFIX, default bookdist_scale, and a
 //                                  random suffix)
 //      BENCH_ONLY=count,page0      only the rows whose group is named (startup, key, count, page0,
-//                                  lastpage, whole, admin)
-import { readFileSync, rmSync } from "node:fs";
+//                                  lastpage, batch, whole, admin)
+//      BENCH_PORT=18391            the server's port (default 18291): two benches at once
+//      BENCH_SQLITE_SEEDED=<file>  a copy of this SQLite file, seeded at the same size by an
+//                                  earlier run or by seedScale, instead of seeding one (the
+//                                  server migrates it as it starts)
+//      BENCH_SETTLE_S=90           seconds to wait after the last start before the rows: the
+//                                  start-up's own work (archive checks of every version) is
+//                                  done by then, as it is when the earlier groups run first
+//      BENCH_SKIP_SQLITE=1         only the Postgres table
+import { Database as Sqlite } from "bun:sqlite";
+import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { childEnv } from "../test/helpers/child-env";
@@ -37,7 +46,7 @@ const SIZE: ScaleSize = process.argv.includes("--s3")
     ? SIZES.S1
     : SIZES.S2;
 const GROUPS = process.env.BENCH_ONLY?.split(",") ?? null;
-const PORT = 18291;
+const PORT = Number(process.env.BENCH_PORT ?? 18291);
 const PROBE_EVERY_MS = 50;
 const RSS_EVERY_MS = 5;
 /** Runs of a cheap request (median taken); whole lists and admin work run once. */
@@ -58,7 +67,7 @@ const BOUNDED: Targets = { probeP99Ms: 100, rssMiB: 128 };
 const OFF_LOOP: Targets = { probeP99Ms: 100 };
 
 interface Row {
-  group: "startup" | "key" | "count" | "page0" | "lastpage" | "whole" | "admin";
+  group: "startup" | "key" | "count" | "page0" | "lastpage" | "batch" | "whole" | "admin";
   name: string;
   method?: "GET" | "POST";
   /** The path, or how to find it when the row runs (it may name what an earlier row made). */
@@ -66,6 +75,8 @@ interface Row {
   /** The body of run i (so each redemption meets a fresh code). */
   body?: (run: number) => string;
   caller: "admin" | "reader";
+  /** Timed to the response's headers, its body then cancelled (a download's first answer). */
+  headersOnly?: boolean;
   repeats: number;
   status: number;
   targets: Targets;
@@ -100,7 +111,8 @@ async function main(): Promise<void> {
   const work = tempDir("bookdist-bench-scale-");
   try {
     const sqlitePath = join(work, "bookdist.sqlite");
-    tables.push(await onDatabase("SQLite", `sqlite:${sqlitePath}`, work, "data-sqlite"));
+    if (!process.env.BENCH_SKIP_SQLITE)
+      tables.push(await onDatabase("SQLite", `sqlite:${sqlitePath}`, work, "data-sqlite"));
     rmSync(sqlitePath, { force: true });
     const postgresUrl = process.env.BENCH_DATABASE_URL;
     if (postgresUrl) {
@@ -122,7 +134,11 @@ async function main(): Promise<void> {
 
 async function onDatabase(label: string, databaseUrl: string, work: string, dataDirName: string) {
   console.log(`${label}: seeding ${SIZE.name}…`);
-  const seeded = await seedScale(databaseUrl, SIZE);
+  const seededFile = process.env.BENCH_SQLITE_SEEDED;
+  const seeded =
+    seededFile && databaseUrl.startsWith("sqlite:")
+      ? copySeeded(seededFile, databaseUrl.slice("sqlite:".length))
+      : await seedScale(databaseUrl, SIZE);
   console.log(`${label}: seeded ${SIZE.name} in ${fmt(seeded.seconds)} s`);
   const env = childEnv({
     PORT: String(PORT),
@@ -159,6 +175,7 @@ async function onDatabase(label: string, databaseUrl: string, work: string, data
       probeP99Ms: Number.NaN,
       probeMaxMs: Number.NaN,
     });
+    await Bun.sleep(Number(process.env.BENCH_SETTLE_S ?? 0) * 1000);
     const session = await sessionsOn(`http://127.0.0.1:${PORT}`, server!.pid!, env);
     for (const row of await rowsOf(session, seeded)) {
       if (GROUPS && !GROUPS.includes(row.group)) continue;
@@ -183,6 +200,27 @@ async function onDatabase(label: string, databaseUrl: string, work: string, data
     if (server) await stop(server);
   }
   return { label, seedSeconds: seeded.seconds, rows };
+}
+
+/** A file seeded earlier, copied; the fresh codes read from it (scale-seed.ts's layout). */
+function copySeeded(from: string, to: string): Seeded {
+  const started = performance.now();
+  copyFileSync(from, to);
+  const db = new Sqlite(to, { readonly: true });
+  try {
+    const firstFresh = 50 * SIZE.books + 1;
+    const fresh = db
+      .query("SELECT code FROM activation_qr_code WHERE id > ? ORDER BY id LIMIT 20")
+      .all(firstFresh) as Array<{ code: string }>;
+    const regular = SIZE.books * 100;
+    return {
+      freshCodes: fresh.map((row) => row.code),
+      someQrCodeId: regular + 2_001,
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    db.close();
+  }
 }
 
 async function stop(server: Subprocess): Promise<void> {
@@ -341,6 +379,48 @@ async function rowsOf(session: Session, seeded: Seeded): Promise<Row[]> {
     targets: { medianMs: 100 },
   });
 
+  // Print runs (issue 41): a run made while others read, then a run's counts wherever they are
+  // answered — its book's page, the batch itself, and the headers of its CSV and its sheet — for
+  // the seeded run of 200,000 codes.
+  const batch = (name: string, path: Row["path"], extra: Partial<Row> = {}): Row => ({
+    ...key(name, path, "admin"),
+    group: "batch",
+    targets: FAST,
+    ...extra,
+  });
+  rows.push(
+    batch("POST /activation-qr-code/batch (10,000 codes, book 3)", "/activation-qr-code/batch", {
+      method: "POST",
+      body: () => JSON.stringify({ bookId: 3, quantity: 10_000, maxActivations: 1, label: "scale bench" }),
+      status: 201,
+      repeats: 1,
+      targets: OFF_LOOP,
+    }),
+  );
+  rows.push(
+    batch(
+      "GET /activation-qr-code/ofbook/{bookId}/batches page 0 (big book)",
+      `/activation-qr-code/ofbook/${BIG_BOOK_ID}/batches?page=0&size=${PAGE_SIZE}`,
+    ),
+  );
+  rows.push(
+    batch("GET /activation-qr-code/batch/{id} (200,000 codes)", `/activation-qr-code/batch/${BIG_BATCH_ID}`),
+  );
+  rows.push(
+    batch(
+      "GET /activation-qr-code/batch/{id}/codes.csv headers (200,000 codes)",
+      `/activation-qr-code/batch/${BIG_BATCH_ID}/codes.csv`,
+      { headersOnly: true },
+    ),
+  );
+  rows.push(
+    batch(
+      "GET /activation-qr-code/batch/{id}/sheet.pdf headers (200,000 codes)",
+      `/activation-qr-code/batch/${BIG_BATCH_ID}/sheet.pdf`,
+      { headersOnly: true },
+    ),
+  );
+
   // Admin work before the whole lists: the memory those leave held would hide what it takes.
   const admin = (name: string, path: Row["path"], extra: Partial<Row> = {}): Row => ({
     group: "admin",
@@ -441,7 +521,9 @@ async function measureRow(session: Session, row: Row): Promise<Measured> {
   let failure: string | undefined;
   try {
     for (let run = 0; run < row.repeats && failure === undefined; run++) {
-      const result = await curl(session, row, path, run);
+      const result = row.headersOnly
+        ? await headers(session, row, path)
+        : await curl(session, row, path, run);
       times.push(result.ms);
       bytes = result.bytes;
       failure = result.failure;
@@ -494,6 +576,26 @@ async function curl(
   if (code !== 0) return { ms, bytes, failure: `curl exit ${code} after ${bytes} bytes` };
   if (Number(status) !== row.status) return { ms, bytes, failure: `status ${status}, not ${row.status}` };
   return { ms, bytes };
+}
+
+/** A GET timed to its response's headers; the body is cancelled (the server stops making it). */
+async function headers(
+  session: Session,
+  row: Row,
+  path: string,
+): Promise<{ ms: number; bytes: number; failure?: string }> {
+  const token = row.caller === "admin" ? session.admin : session.reader;
+  const started = performance.now();
+  try {
+    const response = await fetch(`${session.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+    const ms = performance.now() - started;
+    await response.body?.cancel();
+    if (response.status !== row.status)
+      return { ms, bytes: 0, failure: `status ${response.status}, not ${row.status}` };
+    return { ms, bytes: 0 };
+  } catch (error) {
+    return { ms: performance.now() - started, bytes: 0, failure: String(error) };
+  }
 }
 
 /** Another client: GET /book/1 as a reader every 50 ms, each answer's latency kept. */

@@ -28,6 +28,8 @@ try {
     migrate: true,
     poolMax: config.databasePoolMax,
     logger,
+    // Checkpoints and print runs off the event loop (db/writer-worker.ts).
+    checkpoints: "worker",
   });
   const store = await openStore(config, database.db, systemClock);
   const shop = await openShop(config, { db: database.db, clock: systemClock, logger, store });

@@ -230,6 +230,7 @@ const WRITTEN_ELSEWHERE: Record<string, string> = {
   rowCount: "the row-count triggers (migration 0004)",
   bookQrCodeCount: "the row-count triggers (migration 0004)",
   readerActivity: "the reader-activity triggers (migration 0019)",
+  qrCodeBatchCount: "the print-run count triggers (migration 0020)",
   storeUser: "the embedded store",
   storeUsermeta: "the embedded store",
 };

@@ -11,6 +11,14 @@ import { ReadSnapshot, registerReadSnapshot } from "./read-snapshot";
 import * as pgSchema from "./schema/pg";
 import * as sqliteSchema from "./schema/sqlite";
 import { registerSqliteDoor, SqliteDoor } from "./transaction";
+import { FALLBACK_CHECKPOINT_BYTES, WAL_BOUND_BYTES, WriterWorker } from "./writer-worker";
+
+/**
+ * The page cache of the worker's writer (KiB): a print run's transaction touches ~10,000 pages of
+ * the code index at S3; with SQLite's default 2 MiB it spills them to the WAL mid-way and re-reads
+ * them, twice as slow (1.2 s against 2.3–3.5 s on the 2-core VM).
+ */
+const WORKER_CACHE_KIB = 65_536;
 
 export interface DatabaseHandle {
   db: Database;
@@ -33,6 +41,13 @@ export interface OpenDatabaseOptions {
   logger?: Logger;
   /** Test mode for SQLite transactions that outlive their turn (SqliteDoorOptions). */
   strictTurns?: boolean;
+  /**
+   * Who checkpoints SQLite's WAL. "on-commit" (the CLIs, most tests): SQLite itself, in the COMMIT
+   * that fills it past 1,000 pages. "worker" (the server): the writer worker (writer-worker.ts),
+   * which also takes the long transactions (offLoopTransaction), so that no COMMIT on the event
+   * loop pays for a checkpoint. "worker-thread": the handle the worker opens for itself.
+   */
+  checkpoints?: "on-commit" | "worker" | "worker-thread";
 }
 
 const DEFAULT_POOL_MAX = 10;
@@ -77,14 +92,23 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
   writer.exec("PRAGMA journal_mode = WAL");
   // WAL + NORMAL is durable against application crashes; only an OS crash may lose the last commits.
   writer.exec("PRAGMA synchronous = NORMAL");
+  const checkpoints = options.checkpoints ?? "on-commit";
+  if (checkpoints !== "on-commit") {
+    // The worker copies the WAL; the server's writer checkpoints itself only once writes outran
+    // it (writer-worker.ts), and the worker's own writer never (it empties the WAL after each of
+    // its transactions). A WAL started over is cut back to its bound at the next commit.
+    const pageSize = (writer.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+    const fallbackPages = checkpoints === "worker" ? Math.floor(FALLBACK_CHECKPOINT_BYTES / pageSize) : 0;
+    writer.exec(`PRAGMA wal_autocheckpoint = ${fallbackPages}`);
+    writer.exec(`PRAGMA journal_size_limit = ${WAL_BOUND_BYTES}`);
+  }
+  if (checkpoints === "worker-thread") writer.exec(`PRAGMA cache_size = -${WORKER_CACHE_KIB}`);
   const reader = openSqliteConnection(path);
   reader.exec("PRAGMA query_only = ON");
   const snapshot = new ReadSnapshot(reader, logger);
-  const door = new SqliteDoor(writer, () => writerDb, {
-    snapshot,
-    strictTurns: options.strictTurns ?? false,
-    logger,
-  });
+  const strictTurns = options.strictTurns ?? false;
+  const worker = checkpoints === "worker" ? new WriterWorker(path, { strictTurns, logger }) : undefined;
+  const door = new SqliteDoor(writer, () => writerDb, { snapshot, strictTurns, logger, worker });
   const writerOrm = drizzleSqlite({
     client: writer,
     schema: sqliteSchema.tables,
@@ -120,6 +144,7 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
       writer.exec("ROLLBACK");
     },
     async close() {
+      await worker?.close();
       snapshot.endOrLog();
       reader.close();
       writer.close();

@@ -3,8 +3,9 @@
 // read transaction (a consistent snapshot); the target is migrated first, then filled in one
 // transaction, so that a copy that fails half-way leaves it as empty as it was. Memory stays
 // bounded: each table is read in keyset pages of PAGE_ROWS rows, and each page is one multi-row
-// insert. The counters (row_count, book_qr_code_count) are not copied: the target's triggers
-// (migration 0004) count the copied rows as they arrive, so they are what the triggers give.
+// insert. The counters (row_count, book_qr_code_count, qr_code_batch_count) are not copied: the
+// target's triggers (migrations 0004, 0020) count the copied rows as they arrive, so they are what
+// the triggers give.
 // The dashboard's tables are copied as they are, last: daily_count's downloads are counted by the
 // app, not by triggers, so they cannot be recomputed, and reader_activity keeps a reader's last
 // active day after their sessions are gone, which a rebuild from the copied sessions would lose
@@ -525,7 +526,8 @@ async function advanceSequences(tx: TargetOrm): Promise<void> {
 
 /**
  * Each table holds as many rows as its source, and the counters equal the real counts: per
- * counted table (row_count, all slots) and per book (book_qr_code_count). Throws otherwise, so
+ * counted table (row_count, all slots), per book (book_qr_code_count) and per print run
+ * (qr_code_batch_count). Throws otherwise, so
  * the transaction rolls back.
  */
 async function verify(
@@ -561,6 +563,15 @@ async function verify(
     FULL JOIN (SELECT book_id, count(*) AS n FROM activation_qr_code GROUP BY book_id) r ON r.book_id = c.book_id
     WHERE c.n IS DISTINCT FROM r.n`);
   if (books?.wrong !== "0") differ.push(`book_qr_code_count wrong for ${books?.wrong} books`);
+  const [batches] = await tx.execute<{ wrong: string }>(sql`
+    SELECT count(*)::text AS wrong FROM
+      (SELECT batch_id, sum(codes) AS codes, sum(redeemed) AS redeemed, sum(disabled) AS disabled
+       FROM qr_code_batch_count GROUP BY batch_id HAVING sum(codes) <> 0) c
+    FULL JOIN (SELECT batch_id, count(*) AS codes, count(*) FILTER (WHERE activation_count > 0) AS redeemed,
+                      count(*) FILTER (WHERE NOT enabled) AS disabled
+               FROM activation_qr_code WHERE batch_id IS NOT NULL GROUP BY batch_id) r ON r.batch_id = c.batch_id
+    WHERE (c.codes, c.redeemed, c.disabled) IS DISTINCT FROM (r.codes, r.redeemed, r.disabled)`);
+  if (batches?.wrong !== "0") differ.push(`qr_code_batch_count wrong for ${batches?.wrong} batches`);
   if (differ.length > 0) throw new CopyError(`the copy does not match its source: ${differ.join("; ")}`);
   return counters;
 }

@@ -8,6 +8,7 @@ import type { Database } from "#db";
 import type { Logger } from "../lib/logger";
 import { retryWhileBusy } from "./busy";
 import type { ReadSnapshot } from "./read-snapshot";
+import type { WriterWorker } from "./writer-worker";
 
 /**
  * Runs `work` in one transaction and rolls it back if `work` throws; `work` gets the
@@ -40,6 +41,29 @@ export function queuedWrite<T>(db: Database, write: (tx: Database) => Promise<T>
   return withTransaction(db, write);
 }
 
+/**
+ * A transaction too long for the event loop (a print run's 10,000 codes): `work`, an export of
+ * `module` (pass the caller's `import.meta.url`), takes the transaction's handle and `args`, and
+ * does database work only. On a SQLite server it runs on the writer worker (writer-worker.ts): the
+ * door queues it like any other transaction, so the process's writes still go one at a time, but
+ * the loop keeps serving while it runs; `args` and the result cross to the thread and back as
+ * structured clones. Elsewhere (Postgres, whose driver never holds the loop, or a handle without
+ * the worker: the CLIs, most tests) it is withTransaction.
+ */
+export function offLoopTransaction<A extends unknown[], T>(
+  db: Database,
+  module: string,
+  work: (tx: Database, ...args: A) => Promise<T>,
+  ...args: A
+): Promise<T> {
+  if (db.dialect === "sqlite" && !openSqliteTransactions.has(db)) {
+    const door = sqliteDoorOf(db);
+    const worker = door.worker;
+    if (worker) return door.enterElsewhere(() => worker.transaction<T>(module, work.name, args));
+  }
+  return withTransaction(db, (tx) => work(tx, ...args));
+}
+
 /** A transaction of the door (SQLite) was still open when the event loop came round again. */
 export class TransactionOutlivedTurnError extends Error {
   constructor() {
@@ -65,6 +89,8 @@ export interface SqliteDoorOptions {
    */
   strictTurns: boolean;
   logger: Logger;
+  /** The writer worker, when this process has one (offLoopTransaction). */
+  worker?: WriterWorker;
 }
 
 /**
@@ -100,9 +126,51 @@ export class SqliteDoor {
       throw new Error("a statement on the SQLite writer outside withTransaction/queuedWrite");
   }
 
-  /** Whether a transaction of the door is open (it then holds the write lock). */
+  /** Whether the door's turn is given to the writer worker's transaction. */
+  private elsewhere = false;
+
+  /** Whether a transaction of the door is open (it then holds the write lock), here or on the worker. */
   get inTransaction(): boolean {
-    return this.holding;
+    return this.holding || this.elsewhere;
+  }
+
+  get worker(): WriterWorker | undefined {
+    return this.options.worker;
+  }
+
+  /**
+   * Queues work that the writer worker does with the write lock (offLoopTransaction, or emptying
+   * a WAL that a steady stream of writes never let it start over).
+   */
+  enterElsewhere<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      this.elsewhere = true;
+      try {
+        return await work();
+      } finally {
+        this.elsewhere = false;
+        // It committed on another connection: the reads after it must see it.
+        this.options.snapshot.endOrLog();
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * A WAL that a steady stream of writes never let the writer worker start over (writer-worker.ts):
+   * the worker empties it in a turn of the door queued now, so the writes that arrive meanwhile
+   * wait for it (off the loop) and the file stays bounded however fast they come.
+   */
+  private emptyWalIfFull(): void {
+    const worker = this.options.worker;
+    if (!worker?.walFull()) return;
+    this.enterElsewhere(() => worker.empty()).catch((error: unknown) =>
+      this.options.logger.error("the WAL could not be emptied", {
+        alarm: "checkpoint",
+        error: String(error),
+      }),
+    );
   }
 
   /** Runs the migrations (synchronous, at start-up) on the writer. */
@@ -145,6 +213,7 @@ export class SqliteDoor {
       // start it over (it grew without bound under load, every statement slower: 4 ms a redemption).
       this.options.snapshot.endOrLog();
       this.commit.run();
+      this.emptyWalIfFull();
       return result;
     } catch (error) {
       // A COMMIT that failed for a full disk (SQLITE_FULL) has already rolled back: a ROLLBACK then

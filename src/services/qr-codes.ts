@@ -3,18 +3,21 @@
 import { createHash } from "node:crypto";
 import type { Database } from "#db";
 import { isUniqueViolation } from "../db/errors";
-import { withTransaction } from "../db/transaction";
+import { offLoopTransaction, withTransaction } from "../db/transaction";
 import type { ListRead, ListWindow } from "../lib/list-window";
 import { LoopSlices, nextTurn } from "../lib/loop-slices";
 import { renderPng } from "../print/qr-png";
 import { qrSvg } from "../print/qr-vector";
-import { insertQrCodeBatch } from "../repositories/qr-code-batches";
 import * as qrCodes from "../repositories/qr-codes";
 import { generateActivationCode, normalizeActivationCode } from "./activation-code";
 import { type AuditSource, recordChange } from "./audit";
 import { assertBookExists, ofExistingBook } from "./books";
 import { found } from "./guards";
 import { pageOf } from "./page";
+import { writePrintRun } from "./print-run-write";
+
+/** Where the writer worker finds writePrintRun. */
+const printRunModule = new URL("./print-run-write.ts", import.meta.url).href;
 
 export interface QrCodeInputValue {
   bookId: number;
@@ -111,10 +114,10 @@ export async function createQrCode(
  * Makes a batch record (the print run) and its `quantity` codes in one transaction: either all
  * of them exist afterwards or none.
  *
- * The transaction is the one part that cannot be cut: on SQLite it must end in the event-loop turn
- * it began in (bun:sqlite has one connection for all requests), so 10,000 rows hold the loop for as
- * long as their INSERTs take. Everything else — drawing the codes, and the caller's 201 body — runs
- * in turns of its own.
+ * The transaction cannot be cut (readers must never see half a run), and at S3 its 10,000 INSERTs
+ * into a 10-million-entry unique index take over a second on SQLite: so it runs off the event loop
+ * (offLoopTransaction: the writer worker on a SQLite server), and everything else — drawing the
+ * codes, and the caller's 201 body — runs in turns of its own.
  */
 export async function createQrCodeBatch(
   db: Database,
@@ -126,17 +129,7 @@ export async function createQrCodeBatch(
   const { quantity, ...shared } = input;
   const rows = await withFreshCodes(async () => {
     const codes = await drawCodes(quantity);
-    // The batch record and its codes commit together: a print run is never half made.
-    return withTransaction(db, async (tx) => {
-      const batch = await insertQrCodeBatch(tx, shared, now);
-      const values = codes.map((code) => ({ ...shared, code, enabled: true, batchId: batch.id }));
-      const inserted = await qrCodes.insertQrCodes(tx, values, now);
-      // One event for the print run, with its count: never one per code.
-      await recordChange(tx, by, now, "batch", "create", batch.id, null, batch, {
-        codes: [null, inserted.length],
-      });
-      return inserted;
-    });
+    return offLoopTransaction(db, printRunModule, writePrintRun, by, shared, codes, now);
   });
   await nextTurn();
   return rows;

@@ -16,14 +16,6 @@ import { requireTool } from "../helpers/requires";
 const CODES = 10_000;
 /** Generous: the target is 50 ms of loop per request, and CI machines are slow and shared. */
 const LONGEST_WAIT_MS = 250;
-/**
- * A batch's one transaction must begin and end in one turn of the loop (on SQLite, whose one
- * connection every request shares), and its 10,000 INSERTs alone are 120–170 ms of CPU on SQLite
- * (Drizzle building them ~60 %, SQLite running them the rest), several times that in wall time on a
- * busy machine. The bound for it is /health's own promise: an answer within a second (README, What
- * is there).
- */
-const BATCH_LONGEST_WAIT_MS = 1000;
 const readsPdf = requireTool(["pdfinfo", "pdftotext"], "poppler-utils");
 
 let server: RealServer;
@@ -122,7 +114,9 @@ describe("admin work off the event loop", () => {
     expect(new Set(codes.map((qr) => qr.batchId)).size).toBe(1);
     expect(probes).toBeGreaterThan(0);
     expect(failures).toEqual([]);
-    expect(longest).toBeLessThan(BATCH_LONGEST_WAIT_MS);
+    // Its one transaction runs on the SQLite writer worker (db/writer-worker.ts), off the loop: on
+    // the loop it held /health up to a second on a busy machine.
+    expect(longest).toBeLessThan(LONGEST_WAIT_MS);
   }, 60_000);
 
   test.if(readsPdf)(

@@ -23,6 +23,8 @@ export async function createTestDatabase(
     onQuery?: (query: string) => void;
     logger?: Logger;
     migrate?: boolean;
+    /** Who checkpoints SQLite's WAL (OpenDatabaseOptions): "worker" as the server does. */
+    checkpoints?: "on-commit" | "worker";
     /** "sqlite": a SQLite file whatever TEST_DATABASE_URL says (the copy to Postgres reads one). */
     dialect?: "sqlite";
   } = {},

@@ -22,6 +22,7 @@ const CHANGING = new Set([
   "rate_limit",
   "row_count",
   "book_qr_code_count",
+  "qr_code_batch_count",
   "__drizzle_migrations",
   // A restore gives the copy a deployment id of its own (checked below).
   "deployment",

@@ -472,6 +472,21 @@ export const bookQrCodeCount = pgTable("book_qr_code_count", {
   n: bigint("n", { mode: "number" }).notNull(),
 });
 
+// Each print run's counts, kept by migration 0020's triggers (see sqlite.ts). Like row_count, each
+// connection adds to the slot of its backend pid (mod 8): redemptions of one run on several
+// instances rarely wait on one row lock.
+export const qrCodeBatchCount = pgTable(
+  "qr_code_batch_count",
+  {
+    batchId: ref("batch_id").notNull(),
+    slot: integer("slot").notNull(),
+    codes: bigint("codes", { mode: "number" }).notNull(),
+    redeemed: bigint("redeemed", { mode: "number" }).notNull(),
+    disabled: bigint("disabled", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.batchId, t.slot] })],
+);
+
 // Shop orders (README, Shop orders; migration 0005): see sqlite.ts for what each table is for.
 export const shopProduct = pgTable(
   "shop_product",
@@ -652,6 +667,7 @@ export const tables = {
   dailyCount,
   readerActivity,
   bookQrCodeCount,
+  qrCodeBatchCount,
   shopProduct,
   shopOrder,
   shopOrderGrant,

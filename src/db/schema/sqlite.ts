@@ -463,6 +463,22 @@ export const bookQrCodeCount = sqliteTable(
   (t) => [primaryKey({ columns: [t.bookId] })],
 );
 
+// Each print run's counts (QrCodeBatch's codes, redeemed, disabled), kept by the triggers of
+// migration 0020 in the transaction of the change they count, like row_count: a run's counts cost
+// the same at 200,000 codes as at one. SQLite has one writer, so one slot (0); Postgres spreads a
+// run over slots (pg.ts). No foreign key: the batch's delete removes its rows (the triggers).
+export const qrCodeBatchCount = sqliteTable(
+  "qr_code_batch_count",
+  {
+    batchId: integer("batch_id").notNull(),
+    slot: integer("slot").notNull(),
+    codes: integer("codes").notNull(),
+    redeemed: integer("redeemed").notNull(),
+    disabled: integer("disabled").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.batchId, t.slot] })],
+);
+
 // Shop orders (README, Shop orders; migration 0005). A product (or one variation of it) of the
 // WooCommerce shop that grants a book. variation_id 0 means "any variation": a real column value,
 // so that the unique index sees (book, product, any) twice as the duplicate it is (NULLs never
@@ -663,6 +679,7 @@ export const tables = {
   dailyCount,
   readerActivity,
   bookQrCodeCount,
+  qrCodeBatchCount,
   shopProduct,
   shopOrder,
   shopOrderGrant,

@@ -8,6 +8,7 @@ import {
   respondResourceWithList,
 } from "../../http/respond";
 import type { AppRouteHandler } from "../../http/types";
+import { streamOfRows } from "../../lib/list-window";
 import * as service from "../../services/qr-codes";
 import type * as routes from "./qr-codes.routes";
 import { NullActivationsResource, QrCodeList, QrCodeResource, toQrCode } from "./qr-codes.schemas";
@@ -126,7 +127,8 @@ export const createActivationQrCodeBatch: AppRouteHandler<typeof routes.createAc
 ) => {
   const { db, clock } = c.get("deps");
   const rows = await service.createQrCodeBatch(db, auditSourceOf(c), c.req.valid("json"), clock.now());
-  return respondList(c, QrCodeList, { rows, total: rows.length }, toQrCode, undefined, 201);
+  // Sent a chunk a turn: 10,000 codes in one body held the loop while it was made.
+  return respondList(c, QrCodeList, streamOfRows(rows), toQrCode, undefined, 201);
 };
 
 export const setActivationQrCodeEnabled: AppRouteHandler<typeof routes.setActivationQrCodeEnabled> = async (

@@ -1,0 +1,171 @@
+// The SQLite writer worker: a thread with connections of its own to the database file, where the
+// work that would hold the server's one event loop for long runs instead (README "Data at a
+// publisher's scale").
+// - Checkpoints. SQLite's own checkpoint runs in the COMMIT that fills the WAL past its threshold,
+//   on the event loop, which waits while thousands of pages are copied and synced. The worker
+//   copies them instead, every CHECKPOINT_EVERY_MS (PASSIVE: writers go on meanwhile). A copy
+//   made beside a steady stream of writes never starts the WAL over, though (a write must begin
+//   once all of it is copied, and the next one always lands first), and a copy slowed by the
+//   disk would let the writes run ahead without limit. So the door looks at the file after each
+//   COMMIT (walFull): once it holds RESTART_BYTES, it queues a turn without writes in which the
+//   worker empties it (empty(): TRUNCATE), as the worker does after each of its own
+//   transactions. The writes queued meanwhile wait without holding the loop: that back-pressure
+//   keeps the file under WAL_BOUND_BYTES. Should the worker fail, the server's writer keeps
+//   SQLite's checkpoint at FALLBACK_CHECKPOINT_BYTES (client.ts).
+// - Long transactions (a print run's 10,000 codes: over a second at S3). The door queues them like
+//   any other (transaction.ts, offLoopTransaction), so the process's writes still go one at a
+//   time through one door, but the statements run here: the loop goes on serving reads, and the
+//   writes queued behind the run wait for it without holding anyone else.
+import { statSync } from "node:fs";
+import type { Logger } from "../lib/logger";
+
+/** How often the worker checkpoints: the WAL holds at most about this long of writes. */
+export const CHECKPOINT_EVERY_MS = 100;
+/** The largest the WAL file may grow (and SQLite's journal_size_limit: cut back to it when it starts over). */
+export const WAL_BOUND_BYTES = 64 * 1024 * 1024;
+/** Past this much WAL the door gives the worker a turn to empty it. */
+export const RESTART_BYTES = WAL_BOUND_BYTES / 4;
+/** The server's writer checkpoints itself (wal_autocheckpoint) past this much: the worker fell behind. */
+export const FALLBACK_CHECKPOINT_BYTES = WAL_BOUND_BYTES / 2;
+
+/** What the server asks the thread (writer-worker-thread.ts). */
+export type WorkerRequest =
+  | { type: "open"; path: string; strictTurns: boolean }
+  | { type: "transaction"; id: number; module: string; name: string; args: unknown[] }
+  | { type: "truncate"; id: number }
+  | { type: "close" };
+
+/** What the thread answers. */
+export type WorkerReply =
+  | { type: "result"; id: number; value?: unknown; error?: ClonedError }
+  | { type: "log"; message: string }
+  | { type: "closed" };
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+/** An error as the worker saw it: its message and the codes errors.ts and busy.ts look at. */
+export interface ClonedError {
+  name: string;
+  message: string;
+  code?: string;
+  errno?: string | number;
+}
+
+function errorOf(cloned: ClonedError): Error {
+  const error = new Error(cloned.message) as Error & { code?: string; errno?: string | number };
+  error.name = cloned.name;
+  if (cloned.code !== undefined) error.code = cloned.code;
+  if (cloned.errno !== undefined) error.errno = cloned.errno;
+  return error;
+}
+
+export class WriterWorker {
+  private readonly thread: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private lastId = 0;
+  private closed: Promise<void> | undefined;
+  /** Where the WAL is, and the size at which the door next queues empty(). */
+  private readonly walPath: string;
+  private fullAt = RESTART_BYTES;
+  private emptying = false;
+
+  constructor(path: string, options: { strictTurns: boolean; logger: Logger }) {
+    this.walPath = `${path}-wal`;
+    this.thread = new Worker(new URL("./writer-worker-thread.ts", import.meta.url));
+    this.thread.onmessage = (event: MessageEvent<WorkerReply>) => {
+      const reply = event.data;
+      if (reply.type === "log") {
+        options.logger.error(reply.message, { alarm: "checkpoint" });
+        return;
+      }
+      if (reply.type !== "result") return;
+      const waiting = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      // An idle worker must not keep the process alive (tests, a SIGTERM drain): its timer is its own.
+      if (this.pending.size === 0) this.thread.unref();
+      if (reply.error) waiting?.reject(errorOf(reply.error));
+      else waiting?.resolve(reply.value);
+    };
+    this.thread.onerror = (event) => {
+      const failed = [...this.pending.values()];
+      this.pending.clear();
+      for (const waiting of failed)
+        waiting.reject(new Error(`SQLite writer worker failed: ${event.message}`));
+    };
+    this.post({ type: "open", path, strictTurns: options.strictTurns });
+    this.thread.unref();
+  }
+
+  /**
+   * Runs `name`, an export of `module` (a file URL), in one transaction on the worker's
+   * connection, with `args` (structured-cloneable) after the transaction's handle; its result.
+   */
+  transaction<T>(module: string, name: string, args: unknown[]): Promise<T> {
+    const id = ++this.lastId;
+    const result = new Promise<T>((resolve, reject) =>
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject }),
+    );
+    this.thread.ref();
+    this.post({ type: "transaction", id, module, name, args });
+    return result;
+  }
+
+  /**
+   * After a COMMIT of the server's writer: whether the WAL file holds RESTART_BYTES and no
+   * empty() is queued yet (a stat, a few µs); when it answers true, the caller queues empty().
+   * Once the worker could not empty it (another process's reader held it), it answers true again
+   * only after another RESTART_BYTES: a WAL held that way grows whatever anyone does, and the
+   * writes must not stall on it.
+   */
+  walFull(): boolean {
+    if (this.emptying) return false;
+    if ((statSync(this.walPath, { throwIfNoEntry: false })?.size ?? 0) < this.fullAt) return false;
+    this.emptying = true;
+    return true;
+  }
+
+  /**
+   * Copies the whole WAL into the file and empties it (TRUNCATE). The door runs it in a turn of
+   * its own, so no write of this process is in the way and those queued behind wait off the loop.
+   */
+  async empty(): Promise<void> {
+    const id = ++this.lastId;
+    const result = new Promise<boolean>((resolve, reject) =>
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject }),
+    );
+    this.thread.ref();
+    this.post({ type: "truncate", id });
+    try {
+      const emptied = await result;
+      const size = statSync(this.walPath, { throwIfNoEntry: false })?.size ?? 0;
+      this.fullAt = emptied ? RESTART_BYTES : size + RESTART_BYTES;
+    } finally {
+      this.emptying = false;
+    }
+  }
+
+  /** Ends the worker after its last checkpoint; once, however often it is called. */
+  close(): Promise<void> {
+    this.closed ??= new Promise<void>((resolve) => {
+      const done = () => {
+        this.thread.terminate();
+        resolve();
+      };
+      this.thread.addEventListener("message", (event: MessageEvent<WorkerReply>) => {
+        if (event.data.type === "closed") done();
+      });
+      // A worker that cannot answer (it failed to open the file) is ended all the same.
+      setTimeout(done, 2000).unref();
+      this.thread.ref();
+      this.post({ type: "close" });
+    });
+    return this.closed;
+  }
+
+  private post(request: WorkerRequest): void {
+    this.thread.postMessage(request);
+  }
+}
