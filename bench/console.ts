@@ -18,10 +18,9 @@
 //      BENCH_ONLY=users,activations  only the pages whose path contains one of these
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { SQL } from "bun";
 import { childEnv } from "../test/helpers/child-env";
 import { createPostgresDatabase, fmt, freePort, median, startBookdist, tempDir } from "./lib";
-import { type Session, sessionsOn, startProbe } from "./scale";
+import { type Session, seededEarlier, sessionsOn, startProbe } from "./scale";
 import { BIG_BATCH_ID, BIG_BOOK_ID, countsOf, type Seeded, SIZES, seedScale, uuidOf } from "./scale-seed";
 
 const SIZE = process.argv.includes("--s3") ? SIZES.S3 : process.argv.includes("--s1") ? SIZES.S1 : SIZES.S2;
@@ -147,7 +146,7 @@ async function onDatabase(label: string, databaseUrl: string, dataDir: string, s
     seeded = await seedScale(databaseUrl, SIZE);
     console.log(`${label}: seeded in ${fmt(seeded.seconds)} s`);
   } else {
-    seeded = await seededEarlier(databaseUrl);
+    seeded = await seededEarlier(databaseUrl, performance.now());
   }
   const port = freePort();
   const env = {
@@ -207,19 +206,6 @@ async function untilIdle(pid: number): Promise<void> {
     const now = await cpuMs();
     if (now - before < 25) return;
     before = now;
-  }
-}
-
-/** What seedScale answered, read back from a database it seeded earlier (the first fresh code). */
-async function seededEarlier(databaseUrl: string): Promise<Seeded> {
-  // Run 0's first fresh code (scale-seed.ts: the first 50 of each run of 100 are redeemed).
-  const query = "SELECT code FROM activation_qr_code WHERE id = 51";
-  const sql = new SQL(databaseUrl, { max: 1 });
-  try {
-    const [row] = (await sql.unsafe(query)) as Array<{ code: string }>;
-    return { freshCodes: [row!.code], someQrCodeId: 0, seconds: 0 };
-  } finally {
-    await sql.close();
   }
 }
 

@@ -23,10 +23,13 @@
 //                                  start-up's own work (archive checks of every version) is
 //                                  done by then, as it is when the earlier groups run first
 //      BENCH_SKIP_SQLITE=1         only the Postgres table
+//      BENCH_SEEDED_DATABASE_URL=… the Postgres table on that database, seeded at the same size
+//                                  earlier (console.ts's BENCH_SEED_ONLY=1), instead of a fresh
+//                                  one; kept afterwards (S3 takes ~27 min to seed on Postgres)
 import { Database as Sqlite } from "bun:sqlite";
 import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
+import { SQL, type Subprocess } from "bun";
 import { childEnv } from "../test/helpers/child-env";
 import { createPostgresDatabase, fmt, median, projectRoot, tempDir, waitForHttp } from "./lib";
 import {
@@ -115,7 +118,10 @@ async function main(): Promise<void> {
       tables.push(await onDatabase("SQLite", `sqlite:${sqlitePath}`, work, "data-sqlite"));
     rmSync(sqlitePath, { force: true });
     const postgresUrl = process.env.BENCH_DATABASE_URL;
-    if (postgresUrl) {
+    const seededPostgresUrl = process.env.BENCH_SEEDED_DATABASE_URL;
+    if (seededPostgresUrl) {
+      tables.push(await onDatabase("Postgres", seededPostgresUrl, work, "data-pg", false));
+    } else if (postgresUrl) {
       const database = await createPostgresDatabase(
         postgresUrl,
         process.env.BENCH_DATABASE_PREFIX ?? "bookdist_scale",
@@ -132,12 +138,19 @@ async function main(): Promise<void> {
   for (const table of tables) report(table.label, table.seedSeconds, table.rows);
 }
 
-async function onDatabase(label: string, databaseUrl: string, work: string, dataDirName: string) {
+async function onDatabase(
+  label: string,
+  databaseUrl: string,
+  work: string,
+  dataDirName: string,
+  seed = true,
+) {
   console.log(`${label}: seeding ${SIZE.name}…`);
   const seededFile = process.env.BENCH_SQLITE_SEEDED;
-  const seeded =
-    seededFile && databaseUrl.startsWith("sqlite:")
-      ? copySeeded(seededFile, databaseUrl.slice("sqlite:".length))
+  const seeded = !seed
+    ? await seededEarlier(databaseUrl, performance.now())
+    : seededFile && databaseUrl.startsWith("sqlite:")
+      ? await copySeeded(seededFile, databaseUrl.slice("sqlite:".length))
       : await seedScale(databaseUrl, SIZE);
   console.log(`${label}: seeded ${SIZE.name} in ${fmt(seeded.seconds)} s`);
   const env = childEnv({
@@ -202,25 +215,43 @@ async function onDatabase(label: string, databaseUrl: string, work: string, data
   return { label, seedSeconds: seeded.seconds, rows };
 }
 
-/** A file seeded earlier, copied; the fresh codes read from it (scale-seed.ts's layout). */
-function copySeeded(from: string, to: string): Seeded {
+/** A file seeded earlier, copied, and read as seededEarlier reads it. */
+async function copySeeded(from: string, to: string): Promise<Seeded> {
   const started = performance.now();
   copyFileSync(from, to);
-  const db = new Sqlite(to, { readonly: true });
-  try {
-    const firstFresh = 50 * SIZE.books + 1;
-    const fresh = db
-      .query("SELECT code FROM activation_qr_code WHERE id > ? ORDER BY id LIMIT 20")
-      .all(firstFresh) as Array<{ code: string }>;
-    const regular = SIZE.books * 100;
-    return {
-      freshCodes: fresh.map((row) => row.code),
-      someQrCodeId: regular + 2_001,
-      seconds: (performance.now() - started) / 1000,
-    };
-  } finally {
-    db.close();
+  return seededEarlier(`sqlite:${to}`, started);
+}
+
+/**
+ * What a database seeded earlier offers (scale-seed.ts's layout): fresh codes of runs 0…19, the
+ * second half of each run of 100, those an earlier run of a bench has not redeemed yet.
+ */
+export async function seededEarlier(databaseUrl: string, started: number): Promise<Seeded> {
+  const query = `SELECT code FROM activation_qr_code
+                 WHERE id <= 2000 AND (id - 1) % 100 >= 50 AND activation_count = 0
+                 ORDER BY id LIMIT 20`;
+  let fresh: Array<{ code: string }>;
+  if (databaseUrl.startsWith("sqlite:")) {
+    const db = new Sqlite(databaseUrl.slice("sqlite:".length), { readonly: true });
+    try {
+      fresh = db.query(query).all() as Array<{ code: string }>;
+    } finally {
+      db.close();
+    }
+  } else {
+    const sql = new SQL(databaseUrl, { max: 1 });
+    try {
+      fresh = (await sql.unsafe(query)) as Array<{ code: string }>;
+    } finally {
+      await sql.close();
+    }
   }
+  if (fresh.length < REPEATS) throw new Error(`only ${fresh.length} fresh codes left in ${databaseUrl}`);
+  return {
+    freshCodes: fresh.map((row) => row.code),
+    someQrCodeId: SIZE.books * 100 + 2_001,
+    seconds: (performance.now() - started) / 1000,
+  };
 }
 
 async function stop(server: Subprocess): Promise<void> {
@@ -240,18 +271,24 @@ function startupRow(): Row {
   };
 }
 
-/** An admin and a reader, registered through the API as anyone would; the admin granted by the CLI. */
+/**
+ * An admin and a reader, registered through the API as anyone would (or signed in, on a database
+ * an earlier run registered them in); the admin granted by the CLI.
+ */
 export async function sessionsOn(
   url: string,
   pid: number,
   env: Record<string, string | undefined>,
 ): Promise<Session> {
-  const register = async (email: string) => {
-    const response = await fetch(`${url}/authentication/register`, {
+  const signIn = async (path: "register" | "login", email: string) =>
+    fetch(`${url}/authentication/${path}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ email, password: "scale bench password 1" }),
     });
+  const register = async (email: string) => {
+    let response = await signIn("register", email);
+    if (response.status === 409) response = await signIn("login", email);
     if (response.status !== 201 && response.status !== 200)
       throw new Error(`register ${email}: ${response.status} ${await response.text()}`);
     return ((await response.json()) as { token: string }).token;
@@ -265,11 +302,7 @@ export async function sessionsOn(
     stderr: "pipe",
   });
   if (grant.exitCode !== 0) throw new Error(`admin grant: ${grant.stderr.toString()}`);
-  const login = await fetch(`${url}/authentication/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: "scale-admin@example.com", password: "scale bench password 1" }),
-  });
+  const login = await signIn("login", "scale-admin@example.com");
   if (!login.ok) throw new Error(`login: ${login.status} ${await login.text()}`);
   const admin = ((await login.json()) as { token: string }).token;
   return { url, pid, admin, reader };
