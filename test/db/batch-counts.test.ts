@@ -2,17 +2,9 @@
 // stay exact: through the batch's inserts, redemptions and their release, codes and whole runs
 // switched off and on, deletes of codes, of the batch and of its book, 40 writers at once on
 // several Postgres connections, and the migration's backfill of runs made before the counters.
-import { Database as SqliteConnection } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { count, eq, sql } from "drizzle-orm";
-import { migrate as migratePostgres } from "drizzle-orm/bun-sql/migrator";
-import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
-import { migrate as migrateSqlite } from "drizzle-orm/bun-sqlite/migrator";
 import type { Database } from "#db";
-import { sqlitePathFromUrl } from "../../src/db/client";
 import { queuedWrite } from "../../src/db/transaction";
 import { deleteBook, insertBook } from "../../src/repositories/books";
 import {
@@ -29,6 +21,7 @@ import {
   setQrCodeEnabled,
 } from "../../src/repositories/qr-codes";
 import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
+import { migrateUntil } from "../helpers/migrations-until";
 
 const now = new Date("2026-12-02T10:00:00.000Z");
 
@@ -187,52 +180,18 @@ describe(`print run counters (${testDialect})`, () => {
 });
 
 describe(`migration 0020 backfills the counts of runs made before it (${testDialect})`, () => {
-  const drizzleRoot = new URL("../../drizzle/", import.meta.url).pathname;
-  const folder = testDialect === "sqlite" ? "sqlite" : "pg";
-  let dir: string;
   let database: TestDatabase;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "bookdist-batch-counts-"));
     database = await createTestDatabase({ migrate: false });
   });
-  afterAll(async () => {
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** A copy of the migrations folder without the batch counts. */
-  function migrationsWithoutBatchCounts(): string {
-    const target = join(dir, "migrations");
-    cpSync(join(drizzleRoot, folder), target, { recursive: true });
-    const journalPath = join(target, "meta", "_journal.json");
-    const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-    journal.entries = journal.entries.filter(
-      (entry: { tag: string }) => !entry.tag.endsWith("_batch-counts"),
-    );
-    writeFileSync(journalPath, JSON.stringify(journal));
-    return target;
-  }
+  afterAll(() => database.drop());
 
   test("each run's counts start at what its codes add up to", async () => {
     const { db } = database.handle;
-    // On SQLite the handle writes only through its door: the migrations and the old rows go
-    // through a connection of its own to the file.
-    const writer =
-      testDialect === "sqlite"
-        ? drizzleSqlite({ client: new SqliteConnection(sqlitePathFromUrl(database.url)) })
-        : db.orm;
-    const migrate = (migrationsFolder: string) =>
-      testDialect === "sqlite"
-        ? migrateSqlite(writer as never, { migrationsFolder })
-        : migratePostgres(writer as never, { migrationsFolder });
-    await migrate(migrationsWithoutBatchCounts());
-    const run = async (statement: string) => {
-      const orm = writer as unknown as { run(q: unknown): unknown; execute(q: unknown): Promise<unknown> };
-      if (testDialect === "sqlite") orm.run(sql.raw(statement));
-      else await orm.execute(sql.raw(statement));
-    };
-    const at = testDialect === "sqlite" ? String(now.getTime()) : `TIMESTAMPTZ '${now.toISOString()}'`;
-    const bool = (value: boolean) => (testDialect === "sqlite" ? (value ? "1" : "0") : String(value));
+    const old = await migrateUntil(database, "batch-counts");
+    const { run } = old;
+    const at = old.timestamp(now);
+    const bool = old.boolean;
     await run(`INSERT INTO book (id, title, created_at, updated_at) VALUES (1, 'Old', ${at}, ${at})`);
     for (const id of [1, 2, 3]) {
       await run(
@@ -245,7 +204,7 @@ describe(`migration 0020 backfills the counts of runs made before it (${testDial
                  VALUES (1, ${batch}, 'OLD-${i}', ${bool(i % 3 !== 0)}, 1, ${i % 4 === 0 ? 1 : 0}, ${at}, ${at})`);
     }
 
-    await migrate(join(drizzleRoot, folder));
+    await old.migrateToEnd();
 
     expect(await expectExact(db, 1)).toEqual({ codes: 5, redeemed: 3, unused: 2, disabled: 2 });
     expect(await expectExact(db, 2)).toEqual({ codes: 5, redeemed: 0, unused: 5, disabled: 2 });

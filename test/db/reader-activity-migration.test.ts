@@ -2,68 +2,28 @@
 // taken from their sessions and device tokens once, counted in daily_count, and the dashboard's
 // active readers of the last 30 days are those users whose last day is in the window. SQLite or
 // Postgres.
-import { Database as SqliteConnection } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { asc, sql } from "drizzle-orm";
-import { migrate as migratePostgres } from "drizzle-orm/bun-sql/migrator";
-import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
-import { migrate as migrateSqlite } from "drizzle-orm/bun-sqlite/migrator";
-import { sqlitePathFromUrl } from "../../src/db/client";
 import { dashboardFigures } from "../../src/services/dashboard";
 import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
+import { migrateUntil } from "../helpers/migrations-until";
 
 const DAY_MS = 86_400_000;
 
 describe(`active readers after migration 0019 (${testDialect})`, () => {
-  const drizzleRoot = new URL("../../drizzle/", import.meta.url).pathname;
-  const folder = testDialect === "sqlite" ? "sqlite" : "pg";
-  let dir: string;
   let database: TestDatabase;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "bookdist-reader-activity-"));
     database = await createTestDatabase({ migrate: false });
   });
-  afterAll(async () => {
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** A copy of the migrations folder that stops before 0019. */
-  function migrationsBefore0019(): string {
-    const target = join(dir, "migrations");
-    cpSync(join(drizzleRoot, folder), target, { recursive: true });
-    const journalPath = join(target, "meta", "_journal.json");
-    const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-    journal.entries = journal.entries.filter((entry: { idx: number }) => entry.idx < 19);
-    expect(journal.entries.at(-1).tag).toBe("0018_book-list-indexes");
-    writeFileSync(journalPath, JSON.stringify(journal));
-    return target;
-  }
+  afterAll(() => database.drop());
 
   test("the sessions and tokens before it give each reader's last day, once", async () => {
     const { db } = database.handle;
-    const writer =
-      testDialect === "sqlite"
-        ? drizzleSqlite({ client: new SqliteConnection(sqlitePathFromUrl(database.url)) })
-        : db.orm;
-    const migrate = (migrationsFolder: string) =>
-      testDialect === "sqlite"
-        ? migrateSqlite(writer as never, { migrationsFolder })
-        : migratePostgres(writer as never, { migrationsFolder });
-    await migrate(migrationsBefore0019());
-    const run = async (statement: string) => {
-      const orm = writer as unknown as { run(q: unknown): unknown; execute(q: unknown): Promise<unknown> };
-      if (testDialect === "sqlite") orm.run(sql.raw(statement));
-      else await orm.execute(sql.raw(statement));
-    };
+    const old = await migrateUntil(database, "reader-activity");
+    expect(old.lastTag).toBe("0018_book-list-indexes");
+    const { run } = old;
     const now = new Date("2026-11-21T10:00:00.000Z");
-    const at = (daysAgo: number) => {
-      const time = new Date(now.getTime() - daysAgo * DAY_MS);
-      return testDialect === "sqlite" ? String(time.getTime()) : `TIMESTAMPTZ '${time.toISOString()}'`;
-    };
+    const at = (daysAgo: number) => old.timestamp(new Date(now.getTime() - daysAgo * DAY_MS));
     const session = (id: string, user: string, seenDaysAgo: number) =>
       run(`INSERT INTO user_session (id, user_uuid, store_user_id, created_at, last_seen_at, expires_at)
            VALUES ('${id}', '${user}', '1', ${at(seenDaysAgo + 1)}, ${at(seenDaysAgo)}, ${at(-30)})`);
@@ -81,7 +41,7 @@ describe(`active readers after migration 0019 (${testDialect})`, () => {
     await token(2, "di", 10, null);
     await session("s4", "di", 45);
 
-    await migrate(join(drizzleRoot, folder));
+    await old.migrateToEnd();
     const { readerActivity, dailyCount } = db.tables;
     const day = (daysAgo: number) => new Date(now.getTime() - daysAgo * DAY_MS).toISOString().slice(0, 10);
     expect(await db.orm.select().from(readerActivity).orderBy(asc(readerActivity.userUuid))).toEqual([

@@ -4,17 +4,9 @@
 // rolled back, concurrent writers on several Postgres connections, and the migration's backfill of
 // a database filled before the counters existed.
 
-import { Database as SqliteConnection } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { count, eq, getTableName, sql } from "drizzle-orm";
-import { migrate as migratePostgres } from "drizzle-orm/bun-sql/migrator";
-import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
-import { migrate as migrateSqlite } from "drizzle-orm/bun-sqlite/migrator";
+import { count, eq, getTableName } from "drizzle-orm";
 import type { Database } from "#db";
-import { sqlitePathFromUrl } from "../../src/db/client";
 import { countedRows, countedTables } from "../../src/db/row-counts";
 import { queuedWrite, withTransaction } from "../../src/db/transaction";
 import { countActivations, deleteActivation, insertActivation } from "../../src/repositories/activations";
@@ -29,6 +21,7 @@ import {
   insertShopProduct,
 } from "../../src/repositories/shop-products";
 import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
+import { migrateUntil } from "../helpers/migrations-until";
 
 const now = new Date("2026-11-24T10:00:00.000Z");
 
@@ -246,52 +239,20 @@ describe(`row counters (${testDialect})`, () => {
 });
 
 describe(`migration 0004 backfills the counters of a database filled before it (${testDialect})`, () => {
-  const drizzleRoot = new URL("../../drizzle/", import.meta.url).pathname;
-  const folder = testDialect === "sqlite" ? "sqlite" : "pg";
-  let dir: string;
   let database: TestDatabase;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "bookdist-row-counts-"));
     database = await createTestDatabase({ migrate: false });
   });
-  afterAll(async () => {
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** A copy of the migrations folder that stops before 0004. */
-  function migrationsBefore0004(): string {
-    const target = join(dir, "migrations");
-    cpSync(join(drizzleRoot, folder), target, { recursive: true });
-    const journalPath = join(target, "meta", "_journal.json");
-    const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-    journal.entries = journal.entries.filter((entry: { idx: number }) => entry.idx < 4);
-    expect(journal.entries.at(-1).tag).toBe("0003_admin-grant-session-check");
-    writeFileSync(journalPath, JSON.stringify(journal));
-    return target;
-  }
+  afterAll(() => database.drop());
 
   test("each counter starts at its table's count(*)", async () => {
     const { db } = database.handle;
-    // On SQLite the handle writes only through its door (db/transaction.ts): the migrations and
-    // the old rows go through a connection of its own to the file.
-    const writer =
-      testDialect === "sqlite"
-        ? drizzleSqlite({ client: new SqliteConnection(sqlitePathFromUrl(database.url)) })
-        : db.orm;
-    const migrate = (migrationsFolder: string) =>
-      testDialect === "sqlite"
-        ? migrateSqlite(writer as never, { migrationsFolder })
-        : migratePostgres(writer as never, { migrationsFolder });
-    await migrate(migrationsBefore0004());
+    const old = await migrateUntil(database, "sort-indexes-row-counts");
+    expect(old.lastTag).toBe("0003_admin-grant-session-check");
     // Raw statements: the row_count table the query builder knows does not exist yet.
-    const run = async (statement: string) => {
-      const orm = writer as unknown as { run(q: unknown): unknown; execute(q: unknown): Promise<unknown> };
-      if (testDialect === "sqlite") orm.run(sql.raw(statement));
-      else await orm.execute(sql.raw(statement));
-    };
-    const at = testDialect === "sqlite" ? String(now.getTime()) : `TIMESTAMPTZ '${now.toISOString()}'`;
-    const yes = testDialect === "sqlite" ? "1" : "true";
+    const { run } = old;
+    const at = old.timestamp(now);
+    const yes = old.boolean(true);
     for (const id of [1, 2, 3]) {
       await run(
         `INSERT INTO book (id, title, created_at, updated_at) VALUES (${id}, 'Old ${id}', ${at}, ${at})`,
@@ -306,7 +267,7 @@ describe(`migration 0004 backfills the counters of a database filled before it (
     await run(`INSERT INTO activation (book_id, user_uuid, created_at, updated_at)
                VALUES (1, '3f0d6a1e-2b7c-4c8e-9a51-0d2f6b7e8c91', ${at}, ${at})`);
 
-    await migrate(join(drizzleRoot, folder));
+    await old.migrateToEnd();
 
     expect(await expectExact(db)).toEqual({
       book: 3,

@@ -3,16 +3,11 @@
 // from the blob store in slices, records EPUBs with their metadata and the rest as zips, leaves
 // versions without an archive alone, carries on past a blob it cannot read, and does nothing the
 // second time.
-import { Database as SqliteConnection } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { asc, sql } from "drizzle-orm";
-import { migrate as migratePostgres } from "drizzle-orm/bun-sql/migrator";
-import { drizzle as drizzleSqlite } from "drizzle-orm/bun-sqlite";
-import { migrate as migrateSqlite } from "drizzle-orm/bun-sqlite/migrator";
-import { sqlitePathFromUrl } from "../../src/db/client";
+import { asc } from "drizzle-orm";
 import { queuedWrite } from "../../src/db/transaction";
 import { backfillArchiveFormats } from "../../src/jobs/archive-formats";
 import { createLogger } from "../../src/lib/logger";
@@ -21,11 +16,10 @@ import { archiveEpub, archiveFormat } from "../../src/services/archive-format";
 import { LocalBlobStore } from "../../src/storage/blob-store";
 import { createTestDatabase, type TestDatabase, testDialect } from "../helpers/databases";
 import { buildEpub } from "../helpers/epub";
+import { migrateUntil } from "../helpers/migrations-until";
 import { makeZip } from "../helpers/zip";
 
 describe(`the archive format backfill after migration 0008 (${testDialect})`, () => {
-  const drizzleRoot = new URL("../../drizzle/", import.meta.url).pathname;
-  const folder = testDialect === "sqlite" ? "sqlite" : "pg";
   let dir: string;
   let database: TestDatabase;
   let blobs: LocalBlobStore;
@@ -42,36 +36,13 @@ describe(`the archive format backfill after migration 0008 (${testDialect})`, ()
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A copy of the migrations folder that stops before 0008. */
-  function migrationsBefore0008(): string {
-    const target = join(dir, "migrations");
-    cpSync(join(drizzleRoot, folder), target, { recursive: true });
-    const journalPath = join(target, "meta", "_journal.json");
-    const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-    journal.entries = journal.entries.filter((entry: { idx: number }) => entry.idx < 8);
-    expect(journal.entries.at(-1).tag).toBe("0007_deployment-id");
-    writeFileSync(journalPath, JSON.stringify(journal));
-    return target;
-  }
-
   test("recognises the stored archives in slices, idempotently", async () => {
     const { db } = database.handle;
-    const writer =
-      testDialect === "sqlite"
-        ? drizzleSqlite({ client: new SqliteConnection(sqlitePathFromUrl(database.url)) })
-        : db.orm;
-    const migrate = (migrationsFolder: string) =>
-      testDialect === "sqlite"
-        ? migrateSqlite(writer as never, { migrationsFolder })
-        : migratePostgres(writer as never, { migrationsFolder });
-    await migrate(migrationsBefore0008());
-    const run = async (statement: string) => {
-      const orm = writer as unknown as { run(q: unknown): unknown; execute(q: unknown): Promise<unknown> };
-      if (testDialect === "sqlite") orm.run(sql.raw(statement));
-      else await orm.execute(sql.raw(statement));
-    };
+    const old = await migrateUntil(database, "epub-archive");
+    expect(old.lastTag).toBe("0007_deployment-id");
+    const { run } = old;
     const now = new Date("2026-11-20T10:00:00.000Z");
-    const at = testDialect === "sqlite" ? String(now.getTime()) : `TIMESTAMPTZ '${now.toISOString()}'`;
+    const at = old.timestamp(now);
 
     // Seven versions: five stored archives (three EPUBs, a pretender, a plain zip), one whose blob
     // is gone from the store, one without an archive.
@@ -99,7 +70,7 @@ describe(`the archive format backfill after migration 0008 (${testDialect})`, ()
     await run(`INSERT INTO book_version (book_id, version_code, version_name, created_at, updated_at)
                VALUES (1, 99, 'none', ${at}, ${at})`);
 
-    await migrate(join(drizzleRoot, folder));
+    await old.migrateToEnd();
     const rows = () =>
       db.orm.select().from(db.tables.bookVersion).orderBy(asc(db.tables.bookVersion.versionCode));
     // Not inspected yet: no format, and the API reads such an archive as a zip.
