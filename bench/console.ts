@@ -12,7 +12,7 @@
 //                                    also on a fresh database of that server, dropped afterwards
 //      BENCH_SQLITE=0                Postgres only (with BENCH_DATABASE_URL)
 //      BENCH_SEED_ONLY=1             with BENCH_DATABASE_URL: seed a fresh Postgres database, keep it,
-//                                    print its URL and stop (S3 takes ~27 min to seed)
+//                                    print its URL and stop (S3: ~11 min to seed idle)
 //      BENCH_SEEDED_DATABASE_URL=…   measure once on that Postgres database, seeded by BENCH_SEED_ONLY at the same
 //                                    size (not seeded again; kept afterwards: drop it yourself)
 //      BENCH_ONLY=users,activations  only the pages whose path contains one of these

@@ -25,7 +25,7 @@
 //      BENCH_SKIP_SQLITE=1         only the Postgres table
 //      BENCH_SEEDED_DATABASE_URL=… the Postgres table on that database, seeded at the same size
 //                                  earlier (console.ts's BENCH_SEED_ONLY=1), instead of a fresh
-//                                  one; kept afterwards (S3 takes ~27 min to seed on Postgres)
+//                                  one; kept afterwards (S3: ~11 min to seed on Postgres idle)
 import { Database as Sqlite } from "bun:sqlite";
 import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -145,7 +145,7 @@ async function onDatabase(
   dataDirName: string,
   seed = true,
 ) {
-  console.log(`${label}: seeding ${SIZE.name}…`);
+  console.log(`${label}: ${seed ? "seeding" : "reading back"} ${SIZE.name}…`);
   const seededFile = process.env.BENCH_SQLITE_SEEDED;
   const seeded = !seed
     ? await seededEarlier(databaseUrl, performance.now())
