@@ -223,12 +223,14 @@ async function copySeeded(from: string, to: string): Promise<Seeded> {
 }
 
 /**
- * What a database seeded earlier offers (scale-seed.ts's layout): fresh codes of runs 0…19, the
- * second half of each run of 100, those an earlier run of a bench has not redeemed yet.
+ * What a database seeded earlier offers (scale-seed.ts's layout): the first fresh code (id 100p+51)
+ * of each of the first 100 print runs that no bench has redeemed from yet (a run with only the
+ * seed's 50 redemptions), one per run, so each is of a book the bench's reader does not hold.
  */
 export async function seededEarlier(databaseUrl: string, started: number): Promise<Seeded> {
   const query = `SELECT code FROM activation_qr_code
-                 WHERE id <= 2000 AND (id - 1) % 100 >= 50 AND activation_count = 0
+                 WHERE id IN (SELECT min(id) + 50 FROM activation_qr_code WHERE id <= 10000
+                              GROUP BY (id - 1) / 100 HAVING sum(activation_count) = 50)
                  ORDER BY id LIMIT 20`;
   let fresh: Array<{ code: string }>;
   if (databaseUrl.startsWith("sqlite:")) {
