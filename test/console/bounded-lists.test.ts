@@ -5,7 +5,7 @@
 // USER_SEARCH_BOUND matches. Below the bound the pages are exactly the API's. The statements are
 // the services' own, caught by a logger, and the plan the database picks for them must stop at the
 // bound (a LIMIT under the count) and read the filter's index, never scan the users or the
-// activations whole. On SQLite or, with TEST_DATABASE_URL, Postgres.
+// activations whole; a rare user prefix reads the indexes alone. On SQLite or, with TEST_DATABASE_URL, Postgres.
 import { Database as Sqlite } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
@@ -70,6 +70,15 @@ describe("console lists with a bounded count: results and the planner's choice",
        SELECT ${id}, 'wp_capabilities', '${serializeCapabilities(["customer"])}' FROM ${series(USERS)}`,
       `INSERT INTO store_usermeta (user_id, meta_key, meta_value)
        SELECT ${id}, '_bookdist_uuid', ${uuidSql(dialect, id)} FROM ${series(USERS)}`,
+      // Every user's first name is "Reader" (a prefix matched by names alone), the last name their
+      // login (matched by three ranges at once); one user has the first name "Twice" written
+      // USER_SEARCH_BOUND + 1 times, as only a hand in the database could.
+      `INSERT INTO store_usermeta (user_id, meta_key, meta_value)
+       SELECT ${id}, 'first_name', 'Reader' FROM ${series(USERS)}`,
+      `INSERT INTO store_usermeta (user_id, meta_key, meta_value)
+       SELECT ${id}, 'last_name', ${name} FROM ${series(USERS)}`,
+      `INSERT INTO store_usermeta (user_id, meta_key, meta_value)
+       SELECT 1000, 'first_name', 'Twice' FROM ${series(USER_SEARCH_BOUND + 1)}`,
       `INSERT INTO store_user_link (uuid, store_user_id, created_at)
        SELECT ${uuidSql(dialect, id)}, CAST(${id} AS TEXT), ${at} FROM ${series(USERS)}`,
       `INSERT INTO book (id, title, language, created_at, updated_at) VALUES (1, 'Book 1', 'en', ${at}, ${at})`,
@@ -169,6 +178,54 @@ describe("console lists with a bounded count: results and the planner's choice",
     }
   });
 
+  test("by name: a first name all share is more than the bound; a name written twice counts once", async () => {
+    const readers = await searchUsersPage(db, store, "Reader", {
+      sort: byEmail("asc"),
+      limit: 25,
+      offset: 0,
+    });
+    expect(readers.total).toEqual({ count: USER_SEARCH_BOUND, more: true });
+    expect(readers.rows).toHaveLength(25);
+    expect(emails(readers.rows)).toEqual([...emails(readers.rows)].sort());
+    // USER_SEARCH_BOUND + 1 rows of one user's first name: the range stops with one user read,
+    // which must not be taken for all there are.
+    const window = { sort: byEmail("asc"), limit: 25, offset: 0 };
+    const twice = await searchUsersPage(db, store, "twice", window);
+    expect(twice.total).toEqual({ count: 1, more: false });
+    expect(emails(twice.rows)).toEqual(["wide1000@example.com"]);
+    const exact = await searchUsers(db, store, "twice", window);
+    if (!("rows" in exact)) throw new Error("a page is never a stream");
+    expect([exact.total, emails(exact.rows)]).toEqual([1, ["wide1000@example.com"]]);
+    expect(await store.countUsers("twi", 1)).toBe(1);
+  });
+
+  test("a rare prefix is read from the indexes alone, in the console and the API", async () => {
+    caught = [];
+    const window = { sort: byEmail("asc"), limit: 25, offset: 0 };
+    // "twice": the name range stops at the bound with one user, so the whole ranges are read.
+    for (const [prefix, email] of [
+      ["wide1234", "wide1234@example.com"],
+      ["twice", "wide1000@example.com"],
+    ]) {
+      const page = await searchUsersPage(db, store, prefix!, window);
+      expect([page.total, emails(page.rows)]).toEqual([{ count: 1, more: false }, [email]]);
+      const exact = await searchUsers(db, store, prefix!, window);
+      if (!("rows" in exact)) throw new Error("a page is never a stream");
+      expect([exact.total, emails(exact.rows)]).toEqual([1, [email]]);
+    }
+    const reads = caught.filter((s) => /from "store_user(meta)?"/i.test(s.sql));
+    expect(reads.length).toBeGreaterThan(4);
+    for (const statement of reads) {
+      const plan = await planOf(statement);
+      const scans = plan.filter((line) =>
+        db.dialect === "sqlite"
+          ? /^SCAN (store_user|store_usermeta)\b/.test(line)
+          : /Seq Scan on (store_user|store_usermeta)\b/.test(line),
+      );
+      expect([statement.sql, scans]).toEqual([statement.sql, []]);
+    }
+  });
+
   test("a filter keeping more than the bound: 'more than', the page as the API's", async () => {
     const window = {
       sort: [{ field: "createdAt" as const, direction: "desc" as const }],
@@ -208,9 +265,12 @@ describe("console lists with a bounded count: results and the planner's choice",
       { sort: [{ field: "createdAt", direction: "desc" }], limit: 25, offset: 0 },
       { source: "code" },
     );
-    const reads = caught.filter((s) => /from "(store_user|activation)"/i.test(s.sql) && /limit/i.test(s.sql));
+    const reads = caught.filter(
+      (s) => /from "(store_user|store_usermeta|activation)"/i.test(s.sql) && /limit/i.test(s.sql),
+    );
+    // The user search counts by reading each range up to the bound (EmbeddedStore.firstMatches).
     const counts = reads.filter((s) => /^select count\(\*\)/i.test(s.sql));
-    expect(counts.length).toBe(3);
+    expect(counts.length).toBe(1);
     for (const statement of reads) {
       const plan = await planOf(statement);
       const text = plan.join("\n");
