@@ -206,10 +206,10 @@ describe("console lists with a bounded count: results and the planner's choice",
     for (const [prefix, email] of [
       ["wide1234", "wide1234@example.com"],
       ["twice", "wide1000@example.com"],
-    ]) {
-      const page = await searchUsersPage(db, store, prefix!, window);
+    ] as const) {
+      const page = await searchUsersPage(db, store, prefix, window);
       expect([page.total, emails(page.rows)]).toEqual([{ count: 1, more: false }, [email]]);
-      const exact = await searchUsers(db, store, prefix!, window);
+      const exact = await searchUsers(db, store, prefix, window);
       if (!("rows" in exact)) throw new Error("a page is never a stream");
       expect([exact.total, emails(exact.rows)]).toEqual([1, [email]]);
     }

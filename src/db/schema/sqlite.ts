@@ -427,7 +427,7 @@ export const rowCount = sqliteTable(
 // Metrics: activation.code|order|manual (activations made that day, by source; the "" rows are the
 // live totals, which deletes lower), code.redeemed ("" only: codes ever redeemed), download (whole
 // archive and APK downloads that day), reader.last-active (readers whose last active day that is:
-// reader_activity). Triggers of migration 0017 keep the activation and code
+// reader_activity). Triggers of migrations 0017 and 0021 keep the activation and code
 // metrics; the access log adds downloads. `slot` spreads concurrent writers over rows as
 // row_count's does.
 export const dailyCount = sqliteTable(
