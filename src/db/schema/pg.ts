@@ -441,7 +441,7 @@ export const rowCount = pgTable(
 // activations themselves. `day` is the UTC date (YYYY-MM-DD), or "" for a running total.
 // Metrics: activation.code|order|manual (activations made that day, by source; the "" rows are the
 // live totals, which deletes lower), code.redeemed ("" only: codes ever redeemed), download (whole
-// archive and APK downloads that day). Triggers of migration 0017 keep the activation and code
+// archive and APK downloads that day). Triggers of migrations 0017 and 0021 keep the activation and code
 // metrics; the access log adds downloads. `slot` spreads concurrent writers over rows as
 // row_count's does.
 export const dailyCount = pgTable(
