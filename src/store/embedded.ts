@@ -463,7 +463,6 @@ function lowerAs(db: Database, text: string): string {
  * character's successor), which is exactly the strings with that prefix in code-point order and
  * which both databases read from an index on the same expression (LIKE would not use it).
  */
-
 function startsWith(db: Database, column: AnyColumn, prefix: string): SQL {
   const key = lowerOf(db, column);
   return sql`(${key} >= ${prefix} AND ${key} < ${successorOf(prefix)})`;
