@@ -8,6 +8,7 @@ import type { Database } from "#db";
 import { type Logger, silentLogger } from "../lib/logger";
 import { migratePostgres, migrateSqlite, SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
 import { ReadSnapshot, registerReadSnapshot } from "./read-snapshot";
+import { ReadWorker, registerReadWorker } from "./read-worker";
 import * as pgSchema from "./schema/pg";
 import * as sqliteSchema from "./schema/sqlite";
 import { registerSqliteDoor, SqliteDoor } from "./transaction";
@@ -131,6 +132,9 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
   registerSqliteDoor(orm, door);
   registerSqliteDoor(writerOrm, door);
   registerReadSnapshot(orm, snapshot);
+  // Started at its first read (read-worker.ts): most processes never make one.
+  const readWorker = new ReadWorker(path);
+  registerReadWorker(orm, readWorker);
   if (options.migrate) door.migrate(() => migrateSqlite(writerOrm, path));
   return {
     db,
@@ -145,6 +149,7 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
     },
     async close() {
       await worker?.close();
+      readWorker.close();
       snapshot.endOrLog();
       reader.close();
       writer.close();
