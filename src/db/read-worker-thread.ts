@@ -1,6 +1,6 @@
 // The thread behind read-worker.ts: one read-only connection to the database file, one statement
 // at a time, in the order they were asked.
-import { Database as SqliteConnection } from "bun:sqlite";
+import { type SQLQueryBindings, Database as SqliteConnection } from "bun:sqlite";
 import { SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
 import type { ReadReply, ReadRequest } from "./read-worker";
 
@@ -32,7 +32,7 @@ self.onmessage = (event: MessageEvent<ReadRequest>) => {
   try {
     const rows = opened()
       .query(request.sql)
-      .values(...(request.params as never[])) as unknown[][];
+      .values(...(request.params as SQLQueryBindings[])) as unknown[][];
     reply({ id: request.id, rows });
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
