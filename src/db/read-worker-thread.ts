@@ -3,6 +3,7 @@
 import { type SQLQueryBindings, Database as SqliteConnection } from "bun:sqlite";
 import { SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
 import type { ReadReply, ReadRequest } from "./read-worker";
+import { clonedError } from "./writer-worker";
 
 declare const self: Worker;
 
@@ -35,8 +36,6 @@ self.onmessage = (event: MessageEvent<ReadRequest>) => {
       .values(...(request.params as SQLQueryBindings[])) as unknown[][];
     reply({ id: request.id, rows });
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    const message = error instanceof Error ? error.message : String(error);
-    reply({ id: request.id, error: typeof code === "string" ? { message, code } : { message } });
+    reply({ id: request.id, error: clonedError(error) });
   }
 };

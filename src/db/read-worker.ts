@@ -9,6 +9,7 @@
 // starts at the first read and lets the process exit while idle. Postgres needs none of this:
 // its statements never run on the loop.
 import type { Database } from "#db";
+import { type ClonedError, errorOf } from "./writer-worker";
 
 /** What the server asks the thread (read-worker-thread.ts). */
 export type ReadRequest =
@@ -16,18 +17,12 @@ export type ReadRequest =
   | { type: "read"; id: number; sql: string; params: unknown[] };
 
 /** What the thread answers: the rows as arrays of column values, in the statement's order. */
-export type ReadReply = { id: number; rows?: unknown[][]; error?: { message: string; code?: string } };
+export type ReadReply = { id: number; rows?: unknown[][]; error?: ClonedError };
 
 /** A statement as Drizzle writes it (`query.toSQL()`). */
 export interface ReadStatement {
   sql: string;
   params: unknown[];
-}
-
-function errorOf(cloned: { message: string; code?: string }): Error {
-  const error = new Error(cloned.message) as Error & { code?: string };
-  if (cloned.code !== undefined) error.code = cloned.code;
-  return error;
 }
 
 export class ReadWorker {
@@ -72,7 +67,7 @@ export class ReadWorker {
       this.pending.delete(reply.id);
       // An idle thread must not keep the process alive (tests, a SIGTERM drain).
       if (this.pending.size === 0) thread.unref();
-      // SQLite's message and code (busy.ts and errors.ts read the code); the error handler
+      // SQLite's message and codes (busy.ts and errors.ts read them); the error handler
       // decides what a client sees of it.
       if (reply.error !== undefined) waiting?.reject(errorOf(reply.error));
       else waiting?.resolve(reply.rows ?? []);

@@ -7,7 +7,7 @@ import { isBusy } from "./busy";
 import { type DatabaseHandle, openDatabase } from "./client";
 import { SQLITE_BUSY_TIMEOUT_MS } from "./migration-lock";
 import { withTransaction } from "./transaction";
-import { CHECKPOINT_EVERY_MS, type ClonedError, type WorkerReply, type WorkerRequest } from "./writer-worker";
+import { CHECKPOINT_EVERY_MS, clonedError, type WorkerReply, type WorkerRequest } from "./writer-worker";
 
 declare const self: Worker;
 
@@ -16,16 +16,6 @@ let timer: ReturnType<typeof setInterval> | undefined;
 
 function reply(message: WorkerReply): void {
   self.postMessage(message);
-}
-
-function cloned(error: unknown): ClonedError {
-  const e = (error ?? {}) as { name?: unknown; message?: unknown; code?: unknown; errno?: unknown };
-  return {
-    name: typeof e.name === "string" ? e.name : "Error",
-    message: typeof e.message === "string" ? e.message : String(error),
-    ...(typeof e.code === "string" ? { code: e.code } : {}),
-    ...(typeof e.errno === "string" || typeof e.errno === "number" ? { errno: e.errno } : {}),
-  };
 }
 
 /**
@@ -42,7 +32,8 @@ function checkpoint(connection: SqliteConnection): void {
     connection.query("PRAGMA wal_checkpoint(PASSIVE)").get();
   } catch (error) {
     // Another checkpoint is running (the server's fallback, another process's): the next round.
-    if (!isBusy(error)) reply({ type: "log", message: `WAL checkpoint failed: ${cloned(error).message}` });
+    if (!isBusy(error))
+      reply({ type: "log", message: `WAL checkpoint failed: ${clonedError(error).message}` });
   }
 }
 
@@ -83,7 +74,7 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
   if (request.type === "open") {
     opened = open(request.path, request.strictTurns);
     opened.catch((error) =>
-      reply({ type: "log", message: `SQLite writer worker: ${cloned(error).message}` }),
+      reply({ type: "log", message: `SQLite writer worker: ${clonedError(error).message}` }),
     );
     return;
   }
@@ -104,7 +95,7 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     try {
       reply({ type: "result", id: request.id, value: await truncate((await opened!).checkpointer) });
     } catch (error) {
-      reply({ type: "result", id: request.id, error: cloned(error) });
+      reply({ type: "result", id: request.id, error: clonedError(error) });
     }
     return;
   }
@@ -117,10 +108,10 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     // Before the answer, which gives the door back: the transaction's pages (tens of MiB at S3)
     // must not be left for the server's fallback checkpoint to copy on the event loop.
     await truncate(checkpointer).catch((error: unknown) =>
-      reply({ type: "log", message: `WAL checkpoint failed: ${cloned(error).message}` }),
+      reply({ type: "log", message: `WAL checkpoint failed: ${clonedError(error).message}` }),
     );
     reply({ type: "result", id: request.id, value });
   } catch (error) {
-    reply({ type: "result", id: request.id, error: cloned(error) });
+    reply({ type: "result", id: request.id, error: clonedError(error) });
   }
 };

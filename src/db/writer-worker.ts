@@ -54,12 +54,24 @@ export interface ClonedError {
   errno?: string | number;
 }
 
-function errorOf(cloned: ClonedError): Error {
+/** The error a thread cloned, rebuilt on this side with its message and codes. */
+export function errorOf(cloned: ClonedError): Error {
   const error = new Error(cloned.message) as Error & { code?: string; errno?: string | number };
   error.name = cloned.name;
   if (cloned.code !== undefined) error.code = cloned.code;
   if (cloned.errno !== undefined) error.errno = cloned.errno;
   return error;
+}
+
+/** An error as a thread sends it back: only what structured cloning keeps and callers read. */
+export function clonedError(error: unknown): ClonedError {
+  const e = (error ?? {}) as { name?: unknown; message?: unknown; code?: unknown; errno?: unknown };
+  return {
+    name: typeof e.name === "string" ? e.name : "Error",
+    message: typeof e.message === "string" ? e.message : String(error),
+    ...(typeof e.code === "string" ? { code: e.code } : {}),
+    ...(typeof e.errno === "string" || typeof e.errno === "number" ? { errno: e.errno } : {}),
+  };
 }
 
 export class WriterWorker {
