@@ -196,8 +196,18 @@ async function timedSeed(url: string, label: string) {
   return seeded;
 }
 
+/**
+ * `BENCH_PROFILE=<dir>` starts the app under Bun's sampling profiler (every 100 µs), which writes
+ * a .cpuprofile and a markdown summary there when it exits: where the app's time goes under the
+ * same load. The profiler's own cost is in that run's figures, so read its ratios as nothing.
+ */
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+const PROFILE_FLAGS = PROFILE_DIR
+  ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${PROFILE_DIR}`, "--cpu-prof-interval=100"]
+  : [];
+
 function spawnApp(port: number, env: Record<string, string>): Subprocess {
-  return Bun.spawn(["bun", "src/index.ts"], {
+  return Bun.spawn(["bun", ...PROFILE_FLAGS, "src/index.ts"], {
     cwd: join(import.meta.dir, ".."),
     env: childEnv({
       PORT: String(port),
@@ -225,14 +235,17 @@ async function measure(
   const turns = new Map<string, WrkResult[]>(targets.map((t) => [t.label, []]));
   const run = async (target: Target, seconds: number) => {
     if (scenario.mode === "redeem") await ensureFreshCodes(target, seconds, topUp);
-    const cpuBefore = cpuTicksOf(target.pid);
+    const before = cpuTicksOf(target.pid);
     const result = wrk(target.origin, seconds, [
       join(work, tokensFile),
       scenario.mode,
       target.codesFile,
       String(target.codeOffset),
     ]);
-    result.cpuUsPerRequest = ((cpuTicksOf(target.pid) - cpuBefore) * 1e6) / CLOCK_TICKS / result.requests;
+    const after = cpuTicksOf(target.pid);
+    const usPerRequest = (ticks: number) => (ticks * 1e6) / CLOCK_TICKS / result.requests;
+    result.cpuUsPerRequest = usPerRequest(after.user + after.system - before.user - before.system);
+    result.systemUsPerRequest = usPerRequest(after.system - before.system);
     if (scenario.mode === "redeem") {
       // Requests still in flight when wrk stopped took codes too.
       target.codeOffset += result.requests + CONNECTIONS;
@@ -305,10 +318,10 @@ function report(
       scenario.name,
       app.rps.toFixed(0),
       app.p99.toFixed(2),
-      app.cpuUsPerRequest.toFixed(1),
+      cpuCell(app),
       floor.rps.toFixed(0),
       floor.p99.toFixed(2),
-      floor.cpuUsPerRequest.toFixed(1),
+      cpuCell(floor),
       ratio.toFixed(2),
       cpuRatio.toFixed(2),
       `${app.failures}/${floor.failures}`,
@@ -321,10 +334,10 @@ function report(
       "SQLite",
       "app req/s",
       "app p99 ms",
-      "app CPU µs/req",
+      "app CPU µs/req (kernel)",
       "floor req/s",
       "floor p99 ms",
-      "floor CPU µs/req",
+      "floor CPU µs/req (kernel)",
       "ratio",
       "CPU ratio",
       "non-2xx app/floor",
@@ -335,7 +348,7 @@ function report(
   );
   if (postgres) {
     printTable(
-      ["Postgres (app only)", "req/s", "p99 ms", "CPU µs/req", "SQLite req/s", "non-2xx", "turns"],
+      ["Postgres (app only)", "req/s", "p99 ms", "CPU µs/req (kernel)", "SQLite req/s", "non-2xx", "turns"],
       SCENARIOS.map((scenario) => {
         const pg = postgres.get(scenario.name)!;
         const lite = sqlite.get(scenario.name)!.app!;
@@ -343,7 +356,7 @@ function report(
           scenario.name,
           pg.rps.toFixed(0),
           pg.p99.toFixed(2),
-          pg.cpuUsPerRequest.toFixed(1),
+          cpuCell(pg),
           lite.rps.toFixed(0),
           String(pg.failures),
           pg.turns.join(" "),
@@ -355,7 +368,7 @@ function report(
     );
   }
   console.log(
-    `\nwrk: 1 thread, ${CONNECTIONS} connections; ${TURNS} turns per server, app and floor alternating, of ${TURN_S.read} s for reads and ${TURN_S.redeem} s for redemptions, after ${WARMUP_S.read} s and ${WARMUP_S.redeem} s of warm-up; req/s, p99 and CPU from each server's median turn, non-2xx summed; tokens rotate over ${USERS} users. CPU µs/req: the server process's utime + stime over the turn (/proc/<pid>/stat) divided by its requests. ratio: app req/s / floor req/s, CPU ratio: floor CPU / app CPU, each the median over the turns of the app's turn against the floor's turn right after it.`,
+    `\nwrk: 1 thread, ${CONNECTIONS} connections; ${TURNS} turns per server, app and floor alternating, of ${TURN_S.read} s for reads and ${TURN_S.redeem} s for redemptions, after ${WARMUP_S.read} s and ${WARMUP_S.redeem} s of warm-up; req/s, p99 and CPU from each server's median turn, non-2xx summed; tokens rotate over ${USERS} users. CPU µs/req: the server process's utime + stime over the turn (/proc/<pid>/stat) divided by its requests, and in parentheses its stime alone (the kernel: sockets, wake-ups, page faults). ratio: app req/s / floor req/s, CPU ratio: floor CPU / app CPU, each the median over the turns of the app's turn against the floor's turn right after it.`,
   );
   console.log(`ratio to the floor: ${verdicts.join("; ")}`);
 }
@@ -363,13 +376,18 @@ function report(
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
 const CLOCK_TICKS = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
 
-/** utime + stime of a process so far, in clock ticks. */
-function cpuTicksOf(pid: number): number {
+/** A CPU cell: µs per request, and in parentheses the kernel's part of it. */
+function cpuCell(result: WrkResult): string {
+  return `${result.cpuUsPerRequest.toFixed(1)} (${result.systemUsPerRequest.toFixed(1)})`;
+}
+
+/** utime and stime of a process so far, in clock ticks. */
+function cpuTicksOf(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis don't.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
-  return Number(fields[11]) + Number(fields[12]);
+  return { user: Number(fields[11]), system: Number(fields[12]) };
 }
 
 async function waitFor(url: string): Promise<void> {
@@ -412,6 +430,8 @@ interface WrkResult {
   failures: number;
   /** Server CPU time (user + system) per request over the turn. */
   cpuUsPerRequest: number;
+  /** The kernel's part of it (stime). */
+  systemUsPerRequest: number;
   /** Every turn's req/s, for the printout. */
   turns: string[];
   /** Every turn, in order: the app's and the floor's turn of the same index ran one after the other. */
@@ -450,6 +470,7 @@ function wrk(origin: string, seconds: number, args: string[]): WrkResult {
     requests: summary.requests,
     failures: summary.non2xx + summary.errors,
     cpuUsPerRequest: 0,
+    systemUsPerRequest: 0,
     turns: [],
     perTurn: [],
   };
@@ -524,7 +545,7 @@ end
 /** A seeded session row, as the floor reads it: by the token's raw `sid`. */
 type SessionRow = Record<string, string | number>;
 
-async function seed(
+export async function seed(
   databaseUrl: string,
 ): Promise<{ tokens: string[]; codes: string[]; sessionRows: SessionRow[] }> {
   const handle = await openDatabase(databaseUrl, { migrate: true });
@@ -856,6 +877,6 @@ function serveFloor(dbPath: string, port: number, secret: string): void {
 if (process.argv[2] === "floor") {
   const [, , , dbPath, port, secret] = process.argv;
   serveFloor(dbPath!, Number(port), secret!);
-} else {
+} else if (import.meta.main) {
   await main();
 }

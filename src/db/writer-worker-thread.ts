@@ -24,7 +24,7 @@ function reply(message: WorkerReply): void {
  * cannot start the WAL over: only a write that begins once all of it is copied does, and under a
  * steady stream of writes the next one always lands before a copy that takes tens of
  * milliseconds ends. The server's door therefore gives the worker a turn without writes once the
- * file holds RESTART_BYTES (WriterWorker.walFull), in which truncate() empties it; what this has
+ * WAL holds RESTART_BYTES (WriterWorker.walFull), in which restart() empties it; what this has
  * copied by then is what that turn need not.
  */
 function checkpoint(connection: SqliteConnection): void {
@@ -39,16 +39,16 @@ function checkpoint(connection: SqliteConnection): void {
 
 /**
  * In a turn of the door (no write of this process can begin): copies what the WAL still holds
- * and empties it (TRUNCATE; it waits the busy timeout for the readers of the loop's turn, which
+ * and starts it over (RESTART; it waits the busy timeout for the readers of the loop's turn, which
  * end within it); whether it did. After a print run, so that the server's next COMMIT never
  * finds its tens of MiB to copy on the event loop; and when the door finds the WAL full. A reader
  * of another process that holds the WAL for longer than the few tries leaves it as PASSIVE
  * would: copied as far as it may be.
  */
-async function truncate(connection: SqliteConnection): Promise<boolean> {
-  for (let attempt = 0; attempt < TRUNCATE_TRIES; attempt++) {
+async function restart(connection: SqliteConnection): Promise<boolean> {
+  for (let attempt = 0; attempt < RESTART_TRIES; attempt++) {
     try {
-      const done = connection.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
+      const done = connection.query("PRAGMA wal_checkpoint(RESTART)").get() as { busy: number };
       if (done.busy === 0) return true;
     } catch (error) {
       if (!isBusy(error)) throw error;
@@ -58,8 +58,8 @@ async function truncate(connection: SqliteConnection): Promise<boolean> {
   return false;
 }
 
-/** How often truncate() asks (each waits up to the busy timeout for readers): ~0.3 s in all. */
-const TRUNCATE_TRIES = 10;
+/** How often restart() asks (each waits up to the busy timeout for readers): ~0.3 s in all. */
+const RESTART_TRIES = 10;
 
 async function open(path: string, strictTurns: boolean) {
   const handle = await openDatabase(`sqlite:${path}`, { strictTurns, checkpoints: "worker-thread" });
@@ -91,9 +91,9 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     reply({ type: "closed" });
     return;
   }
-  if (request.type === "truncate") {
+  if (request.type === "restart") {
     try {
-      reply({ type: "result", id: request.id, value: await truncate((await opened!).checkpointer) });
+      reply({ type: "result", id: request.id, value: await restart((await opened!).checkpointer) });
     } catch (error) {
       reply({ type: "result", id: request.id, error: clonedError(error) });
     }
@@ -107,7 +107,7 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     const value = await withTransaction(handle.db, (tx: Database) => work(tx, ...request.args));
     // Before the answer, which gives the door back: the transaction's pages (tens of MiB at S3)
     // must not be left for the server's fallback checkpoint to copy on the event loop.
-    await truncate(checkpointer).catch((error: unknown) =>
+    await restart(checkpointer).catch((error: unknown) =>
       reply({ type: "log", message: `WAL checkpoint failed: ${clonedError(error).message}` }),
     );
     reply({ type: "result", id: request.id, value });

@@ -6,25 +6,41 @@
 //   copies them instead, every CHECKPOINT_EVERY_MS (PASSIVE: writers go on meanwhile). A copy
 //   made beside a steady stream of writes never starts the WAL over, though (a write must begin
 //   once all of it is copied, and the next one always lands first), and a copy slowed by the
-//   disk would let the writes run ahead without limit. So the door looks at the file after each
-//   COMMIT (walFull): once it holds RESTART_BYTES, it queues a turn without writes in which the
-//   worker empties it (empty(): TRUNCATE), as the worker does after each of its own
-//   transactions. The writes queued meanwhile wait without holding the loop: that back-pressure
-//   keeps the file under WAL_BOUND_BYTES. Should the worker fail, the server's writer keeps
-//   SQLite's checkpoint at FALLBACK_CHECKPOINT_BYTES (client.ts).
+//   disk would let the writes run ahead without limit. So the door looks at the WAL after each
+//   COMMIT (walFull, from its index: wal-index.ts): once it holds RESTART_BYTES, it queues a turn
+//   without writes in which the worker starts it over (empty(): RESTART), as the worker does
+//   after each of its own transactions. The writes queued meanwhile wait without holding the
+//   loop: that back-pressure keeps the WAL under WAL_BOUND_BYTES. RESTART rather than TRUNCATE:
+//   the file keeps its size and is written over from its start, where a file cut to nothing is
+//   grown again block by block in the kernel (a fifth of the redemption load's throughput here,
+//   bench/README.md "The WAL started over in place"); journal_size_limit cuts a file that grew
+//   past WAL_BOUND_BYTES back to it. Should the worker fail, the server's writer keeps SQLite's
+//   checkpoint at FALLBACK_CHECKPOINT_BYTES (client.ts).
 // - Long transactions (a print run's 10,000 codes: over a second at S3). The door queues them like
 //   any other (transaction.ts, offLoopTransaction), so the process's writes still go one at a
 //   time through one door, but the statements run here: the loop goes on serving reads, and the
 //   writes queued behind the run wait for it without holding anyone else.
-import { statSync } from "node:fs";
 import type { Logger } from "../lib/logger";
+import { WalIndex } from "./wal-index";
 
 /** How often the worker checkpoints: the WAL holds at most about this long of writes. */
 export const CHECKPOINT_EVERY_MS = 100;
 /** The largest the WAL file may grow (and SQLite's journal_size_limit: cut back to it when it starts over). */
 export const WAL_BOUND_BYTES = 64 * 1024 * 1024;
-/** Past this much WAL the door gives the worker a turn to empty it. */
-export const RESTART_BYTES = WAL_BOUND_BYTES / 4;
+/**
+ * Past this much WAL the door gives the worker a turn to start it over. Small: a page that every
+ * write changes (a counter's, an index's root) has a frame in the WAL for each of them, and
+ * SQLite's lookup of such a page walks them all in the WAL index, on every read of every
+ * connection. Redemptions at 16 MiB spent ~70 µs more CPU each than at 1 MiB (bench/README.md,
+ * "The WAL started over in place"); SQLite's own default restarts after 1,000 pages, ~4 MiB.
+ */
+export const RESTART_BYTES = 1024 * 1024;
+/**
+ * After a restart that a reader kept from finishing (another process's, or a whole list streaming
+ * from its snapshot), the door asks again only once the WAL has grown this much more: each try
+ * holds the writes for up to ~0.3 s, which a long reader must not make a stall per MiB.
+ */
+export const RETRY_RESTART_BYTES = WAL_BOUND_BYTES / 4;
 /** The server's writer checkpoints itself (wal_autocheckpoint) past this much: the worker fell behind. */
 export const FALLBACK_CHECKPOINT_BYTES = WAL_BOUND_BYTES / 2;
 
@@ -32,7 +48,7 @@ export const FALLBACK_CHECKPOINT_BYTES = WAL_BOUND_BYTES / 2;
 export type WorkerRequest =
   | { type: "open"; path: string; strictTurns: boolean }
   | { type: "transaction"; id: number; module: string; name: string; args: unknown[] }
-  | { type: "truncate"; id: number }
+  | { type: "restart"; id: number }
   | { type: "close" };
 
 /** What the thread answers. */
@@ -79,13 +95,13 @@ export class WriterWorker {
   private readonly pending = new Map<number, Pending>();
   private lastId = 0;
   private closed: Promise<void> | undefined;
-  /** Where the WAL is, and the size at which the door next queues empty(). */
-  private readonly walPath: string;
+  /** What the WAL holds, and the bytes at which the door next queues empty(). */
+  private readonly wal: WalIndex;
   private fullAt = RESTART_BYTES;
   private emptying = false;
 
   constructor(path: string, options: { strictTurns: boolean; logger: Logger }) {
-    this.walPath = `${path}-wal`;
+    this.wal = new WalIndex(`${path}-shm`);
     this.thread = new Worker(new URL("./writer-worker-thread.ts", import.meta.url));
     this.thread.onmessage = (event: MessageEvent<WorkerReply>) => {
       const reply = event.data;
@@ -126,21 +142,22 @@ export class WriterWorker {
   }
 
   /**
-   * After a COMMIT of the server's writer: whether the WAL file holds RESTART_BYTES and no
-   * empty() is queued yet (a stat, a few µs); when it answers true, the caller queues empty().
-   * Once the worker could not empty it (another process's reader held it), it answers true again
-   * only after another RESTART_BYTES: a WAL held that way grows whatever anyone does, and the
-   * writes must not stall on it.
+   * After a COMMIT of the server's writer: whether the WAL holds RESTART_BYTES and no empty() is
+   * queued yet (a read of 96 bytes of its index, a few µs); when it answers true, the caller
+   * queues empty().
+   * Once the worker could not empty it (a reader held it), it answers true again only after
+   * another RETRY_RESTART_BYTES: a WAL held that way grows whatever anyone does, and the writes
+   * must not stall on it.
    */
   walFull(): boolean {
     if (this.emptying) return false;
-    if ((statSync(this.walPath, { throwIfNoEntry: false })?.size ?? 0) < this.fullAt) return false;
+    if (this.wal.bytes() < this.fullAt) return false;
     this.emptying = true;
     return true;
   }
 
   /**
-   * Copies the whole WAL into the file and empties it (TRUNCATE). The door runs it in a turn of
+   * Copies the whole WAL into the file and starts it over (RESTART). The door runs it in a turn of
    * its own, so no write of this process is in the way and those queued behind wait off the loop.
    */
   async empty(): Promise<void> {
@@ -149,11 +166,10 @@ export class WriterWorker {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject }),
     );
     this.thread.ref();
-    this.post({ type: "truncate", id });
+    this.post({ type: "restart", id });
     try {
       const emptied = await result;
-      const size = statSync(this.walPath, { throwIfNoEntry: false })?.size ?? 0;
-      this.fullAt = emptied ? RESTART_BYTES : size + RESTART_BYTES;
+      this.fullAt = emptied ? RESTART_BYTES : this.wal.bytes() + RETRY_RESTART_BYTES;
     } finally {
       this.emptying = false;
     }
@@ -164,6 +180,7 @@ export class WriterWorker {
     this.closed ??= new Promise<void>((resolve) => {
       const done = () => {
         this.thread.terminate();
+        this.wal.close();
         resolve();
       };
       this.thread.addEventListener("message", (event: MessageEvent<WorkerReply>) => {
