@@ -9,6 +9,9 @@
 //      BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/load.ts
 //                               (also the app's three endpoints on a fresh Postgres database of
 //                                that server, dropped afterwards; about two minutes)
+//      BENCH_ONLY=book,redeem bun bench/load.ts   (those scenarios alone)
+//      BENCH_PROFILE=/tmp/prof bun bench/load.ts  (the app under Bun's sampling profiler, which
+//                               writes a .cpuprofile and a markdown summary there at its exit)
 // Internal: bun bench/load.ts floor DB_PATH PORT SECRET   (the floor server, started by the above)
 import { Database as Sqlite } from "bun:sqlite";
 import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto";
