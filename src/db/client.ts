@@ -12,6 +12,7 @@ import { ReadWorker, registerReadWorker } from "./read-worker";
 import * as pgSchema from "./schema/pg";
 import * as sqliteSchema from "./schema/sqlite";
 import { registerSqliteDoor, SqliteDoor } from "./transaction";
+import { WalIndex } from "./wal-index";
 import { FALLBACK_CHECKPOINT_BYTES, WAL_BOUND_BYTES, WriterWorker } from "./writer-worker";
 
 /**
@@ -108,7 +109,8 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
   reader.exec("PRAGMA query_only = ON");
   const snapshot = new ReadSnapshot(reader, logger);
   const strictTurns = options.strictTurns ?? false;
-  const worker = checkpoints === "worker" ? new WriterWorker(path, { strictTurns, logger }) : undefined;
+  const wal = new WalIndex(`${path}-shm`);
+  const worker = checkpoints === "worker" ? new WriterWorker(path, { strictTurns, logger, wal }) : undefined;
   const door = new SqliteDoor(writer, () => writerDb, { snapshot, strictTurns, logger, worker });
   const writerOrm = drizzleSqlite({
     client: writer,
@@ -153,6 +155,8 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
       snapshot.endOrLog();
       reader.close();
       writer.close();
+      // Last: closing a descriptor of the file gives up every lock this process holds on it.
+      wal.close();
     },
   };
 }

@@ -3,6 +3,11 @@
 // says nothing once the WAL is started over in place (writer-worker.ts): SQLite then writes from
 // its first frame again into a file that keeps its size. The header's mxFrame is the number of
 // valid frames; test/db/wal-index.test.ts holds it to SQLite's own count (wal_checkpoint's `log`).
+//
+// One descriptor, opened at the first read and closed only once every SQLite connection of this
+// process to the file is closed (client.ts): POSIX drops all of a process's fcntl locks on a file
+// when any one of its descriptors of that file is closed, and SQLite's WAL locks live on `-shm`.
+// SQLite keeps the file while a connection is open, so the descriptor stays the file's.
 import { closeSync, openSync, readSync } from "node:fs";
 import { endianness } from "node:os";
 
@@ -44,6 +49,7 @@ export class WalIndex {
     return frames * (pageSize + FRAME_HEADER_BYTES);
   }
 
+  /** Only after the process's connections to the file are closed (see above). */
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;

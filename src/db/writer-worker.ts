@@ -21,7 +21,7 @@
 //   time through one door, but the statements run here: the loop goes on serving reads, and the
 //   writes queued behind the run wait for it without holding anyone else.
 import type { Logger } from "../lib/logger";
-import { WalIndex } from "./wal-index";
+import type { WalIndex } from "./wal-index";
 
 /** How often the worker checkpoints: the WAL holds at most about this long of writes. */
 export const CHECKPOINT_EVERY_MS = 100;
@@ -100,8 +100,9 @@ export class WriterWorker {
   private fullAt = RESTART_BYTES;
   private emptying = false;
 
-  constructor(path: string, options: { strictTurns: boolean; logger: Logger }) {
-    this.wal = new WalIndex(`${path}-shm`);
+  /** `wal`: the file's WAL index, which its opener closes after its connections (wal-index.ts). */
+  constructor(path: string, options: { strictTurns: boolean; logger: Logger; wal: WalIndex }) {
+    this.wal = options.wal;
     this.thread = new Worker(new URL("./writer-worker-thread.ts", import.meta.url));
     this.thread.onmessage = (event: MessageEvent<WorkerReply>) => {
       const reply = event.data;
@@ -180,7 +181,6 @@ export class WriterWorker {
     this.closed ??= new Promise<void>((resolve) => {
       const done = () => {
         this.thread.terminate();
-        this.wal.close();
         resolve();
       };
       this.thread.addEventListener("message", (event: MessageEvent<WorkerReply>) => {

@@ -41,8 +41,9 @@ describe("the WAL index", () => {
         }
         expect(index.bytes()).toBeGreaterThan(2 * pageSize);
       } finally {
-        index.close();
+        // The connection first: closing the index's descriptor gives up the process's locks.
         db.connection.close();
+        index.close();
       }
     });
   }
@@ -61,8 +62,8 @@ describe("the WAL index", () => {
       expect(index.bytes()).toBeLessThan(20_000);
       expect(statSync(`${db.path}-wal`).size).toBe(size);
     } finally {
-      index.close();
       db.connection.close();
+      index.close();
     }
   });
 

@@ -147,7 +147,12 @@ describe.if(onlyIn(testDialect === "sqlite", "the writer worker is SQLite's"))(
       const book = { title: "Load", author: null, isbn: null, description: null, language: null };
       bookId = (await insertBook(db, book, new Date())).id;
     });
-    afterAll(() => database.drop());
+    // What the WAL holds, read from its index: closed after the database's connections (wal-index.ts).
+    let index: WalIndex | undefined;
+    afterAll(async () => {
+      await database.drop();
+      index?.close();
+    });
     const walBytes = () => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
     const run = (quantity: number) =>
       createQrCodeBatch(
@@ -159,7 +164,7 @@ describe.if(onlyIn(testDialect === "sqlite", "the writer worker is SQLite's"))(
 
     test("the WAL stays bounded under a redemption load, and is started over at RESTART_BYTES", async () => {
       const rows = await run(6_000);
-      const index = new WalIndex(`${path}-shm`);
+      index = new WalIndex(`${path}-shm`);
       let largest = 0;
       let largestHeld = 0;
       for (let i = 0; i < rows.length; i++) {
@@ -174,7 +179,6 @@ describe.if(onlyIn(testDialect === "sqlite", "the writer worker is SQLite's"))(
         // Each redemption in a turn of its own, as requests arrive.
         await new Promise((resolve) => setImmediate(resolve));
       }
-      index.close();
       expect(largest).toBeLessThanOrEqual(WAL_BOUND_BYTES);
       // What the WAL holds, not its file (which keeps its size when started over): a few of the
       // load's transactions past the threshold at most, the door's back-pressure.
