@@ -32,7 +32,7 @@ export const WAL_BOUND_BYTES = 64 * 1024 * 1024;
  * write changes (a counter's, an index's root) has a frame in the WAL for each of them, and
  * SQLite's lookup of such a page walks them all in the WAL index, on every read of every
  * connection. Redemptions at 16 MiB spent ~70 µs more CPU each than at 1 MiB (bench/README.md,
- * "The WAL started over in place"); SQLite's own default restarts after 1,000 pages, ~4 MiB.
+ * "The WAL started over in place"); SQLite's own default checkpoints at 1,000 pages, ~4 MiB.
  */
 export const RESTART_BYTES = 1024 * 1024;
 /**
