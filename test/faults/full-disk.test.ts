@@ -98,10 +98,15 @@ describe.if(mounted)("full data volume", () => {
     expect(loggedIn.status).toBe(507);
     expect(loggedIn.headers.get("retry-after")).not.toBeNull();
 
-    const alarms = server
-      .output()
-      .split("\n")
-      .filter((line) => line.includes('"storage full"'));
+    // The server writes its line before it answers, but the line reaches us through a pipe of its
+    // own, which this process reads in its own time: give it a moment to arrive.
+    const storageAlarms = () =>
+      server
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"storage full"'));
+    for (let waited = 0; waited < 5_000 && storageAlarms().length < 2; waited += 50) await Bun.sleep(50);
+    const alarms = storageAlarms();
     expect(alarms.length).toBeGreaterThanOrEqual(2);
     for (const line of alarms) {
       expect(line).toContain('"alarm":"storage"');
