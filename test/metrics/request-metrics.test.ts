@@ -3,15 +3,11 @@
 // (test/ops/walkthrough.test.ts runs promtool check metrics on a real server's exposition.)
 import { describe, expect, test } from "bun:test";
 import { observeRequest, registry } from "../../src/metrics/registry";
+import { samples } from "../helpers/prometheus";
 
 /** A metric's samples by their label text, from the exposition Prometheus scrapes. */
-async function samples(name: string): Promise<Map<string, number>> {
-  const found = new Map<string, number>();
-  for (const line of (await registry.metrics()).split("\n")) {
-    const match = new RegExp(`^${name}(\\{[^}]*\\}) (\\S+)$`).exec(line);
-    if (match) found.set(match[1]!, Number(match[2]));
-  }
-  return found;
+async function scraped(name: string): Promise<Map<string, number>> {
+  return samples(await registry.metrics(), name);
 }
 
 describe("the request metrics", () => {
@@ -23,8 +19,8 @@ describe("the request metrics", () => {
     const get = `{method="GET",route="${route}",status="200"}`;
     const post = `{method="POST",route="${route}",status="409"}`;
     for (let scrape = 0; scrape < 3; scrape++) {
-      const requests = await samples("http_requests_total");
-      const counts = await samples("http_request_duration_seconds_count");
+      const requests = await scraped("http_requests_total");
+      const counts = await scraped("http_request_duration_seconds_count");
       expect(requests.get(get)).toBe(seconds.length);
       expect(requests.get(post)).toBe(1);
       // Every series of the counter is the histogram's, with its count.
@@ -32,8 +28,8 @@ describe("the request metrics", () => {
       expect(requests.size).toBe(counts.size);
     }
     observeRequest("GET", route, 200, 0.5);
-    expect((await samples("http_requests_total")).get(get)).toBe(seconds.length + 1);
-    const buckets = await samples("http_request_duration_seconds_bucket");
+    expect((await scraped("http_requests_total")).get(get)).toBe(seconds.length + 1);
+    const buckets = await scraped("http_request_duration_seconds_bucket");
     expect(buckets.get(`{le="0.001",method="GET",route="${route}",status="200"}`)).toBe(1);
     expect(buckets.get(`{le="+Inf",method="GET",route="${route}",status="200"}`)).toBe(seconds.length + 1);
   });

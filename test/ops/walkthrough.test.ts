@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { childEnv } from "../helpers/child-env";
+import { samples } from "../helpers/prometheus";
 import { type RealServer, startRealServer } from "../helpers/real-server";
 import { requireTool } from "../helpers/requires";
 import { projectRoot } from "../helpers/spawn-server";
@@ -21,16 +22,6 @@ export function walkthroughBlock(readme: string): string {
   const block = /^```sh\n([\s\S]*?)^```$/m.exec(section)?.[1];
   if (block === undefined) throw new Error("the walk-through has no ```sh block");
   return block;
-}
-
-/** The samples of one metric family in a Prometheus text exposition, by their label text. */
-function samples(exposition: string, name: string): Map<string, number> {
-  const found = new Map<string, number>();
-  for (const line of exposition.split("\n")) {
-    const match = /^([a-zA-Z_:][\w:]*)(\{.*\})? (\S+)$/.exec(line);
-    if (match?.[1] === name) found.set(match[2] ?? "", Number(match[3]));
-  }
-  return found;
 }
 
 const hasShellTools = requireTool(["curl"], "curl") && requireTool(["node", "npx"], "nodejs, npm");
