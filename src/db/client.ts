@@ -109,8 +109,9 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
   reader.exec("PRAGMA query_only = ON");
   const snapshot = new ReadSnapshot(reader, logger);
   const strictTurns = options.strictTurns ?? false;
-  const wal = new WalIndex(`${path}-shm`);
-  const worker = checkpoints === "worker" ? new WriterWorker(path, { strictTurns, logger, wal }) : undefined;
+  // The WAL's index, which the worker's door reads after each COMMIT (writer-worker.ts).
+  const wal = checkpoints === "worker" ? new WalIndex(`${path}-shm`) : undefined;
+  const worker = wal ? new WriterWorker(path, { strictTurns, logger, wal }) : undefined;
   const door = new SqliteDoor(writer, () => writerDb, { snapshot, strictTurns, logger, worker });
   const writerOrm = drizzleSqlite({
     client: writer,
@@ -156,7 +157,7 @@ function openSqlite(path: string, options: OpenDatabaseOptions): DatabaseHandle 
       reader.close();
       writer.close();
       // Last: closing a descriptor of the file gives up every lock this process holds on it.
-      wal.close();
+      wal?.close();
     },
   };
 }
